@@ -21,8 +21,14 @@ fn spec_examples() {
         sh("ls /nonexistent"),
         json!({"output": "ls: cannot access '/nonexistent': No such file or directory", "exit_code": 2})
     );
-    assert_eq!(sh(""), json!({"output": "sh: empty command", "exit_code": 127}));
-    assert_eq!(sh("  "), json!({"output": "sh: empty command", "exit_code": 127}));
+    assert_eq!(
+        sh(""),
+        json!({"output": "sh: empty command", "exit_code": 127})
+    );
+    assert_eq!(
+        sh("  "),
+        json!({"output": "sh: empty command", "exit_code": 127})
+    );
 }
 
 #[test]
@@ -36,10 +42,19 @@ fn exit_codes() {
 
 #[test]
 fn single_trailing_newline_stripped() {
-    assert_eq!(sh("printf 'a\\n\\n'"), json!({"output": "a\n", "exit_code": 0}));
+    assert_eq!(
+        sh("printf 'a\\n\\n'"),
+        json!({"output": "a\n", "exit_code": 0})
+    );
     assert_eq!(sh("printf 'a'"), json!({"output": "a", "exit_code": 0}));
-    assert_eq!(sh("printf 'a\\r\\n'"), json!({"output": "a\r", "exit_code": 0}));
-    assert_eq!(sh("printf 'l1\\nl2\\n'"), json!({"output": "l1\nl2", "exit_code": 0}));
+    assert_eq!(
+        sh("printf 'a\\r\\n'"),
+        json!({"output": "a\r", "exit_code": 0})
+    );
+    assert_eq!(
+        sh("printf 'l1\\nl2\\n'"),
+        json!({"output": "l1\nl2", "exit_code": 0})
+    );
 }
 
 #[test]
@@ -53,15 +68,27 @@ fn stdout_and_stderr_interleave_in_order() {
 #[test]
 fn stdin_is_dev_null() {
     let start = Instant::now();
-    assert_eq!(sh("cat; read x; echo \"got:$x\""), json!({"output": "got:", "exit_code": 0}));
+    assert_eq!(
+        sh("cat; read x; echo \"got:$x\""),
+        json!({"output": "got:", "exit_code": 0})
+    );
     assert!(start.elapsed() < Duration::from_secs(5));
-    assert_eq!(sh("readlink /proc/self/fd/0"), json!({"output": "/dev/null", "exit_code": 0}));
+    assert_eq!(
+        sh("readlink /proc/self/fd/0"),
+        json!({"output": "/dev/null", "exit_code": 0})
+    );
 }
 
 #[test]
 fn non_utf8_output_becomes_replacement_characters() {
-    assert_eq!(sh("printf 'a\\377\\376b'"), json!({"output": "a\u{FFFD}\u{FFFD}b", "exit_code": 0}));
-    assert_eq!(sh("printf 'nul:\\000:'"), json!({"output": "nul:\u{0}:", "exit_code": 0}));
+    assert_eq!(
+        sh("printf 'a\\377\\376b'"),
+        json!({"output": "a\u{FFFD}\u{FFFD}b", "exit_code": 0})
+    );
+    assert_eq!(
+        sh("printf 'nul:\\000:'"),
+        json!({"output": "nul:\u{0}:", "exit_code": 0})
+    );
 }
 
 #[test]
@@ -79,13 +106,21 @@ fn command_stays_in_the_tool_process_group() {
     // The tool leads its own group here, as the host starts it.
     let mut cmd = tool_command("bash", &std::env::temp_dir());
     cmd.process_group(0);
-    let out = run_with_input(cmd, br#"{"command": "ps -o pgid= -p $$; sh -c 'ps -o pgid= -p $$'"}"#, Duration::from_secs(20));
+    let out = run_with_input(
+        cmd,
+        br#"{"command": "ps -o pgid= -p $$; sh -c 'ps -o pgid= -p $$'"}"#,
+        Duration::from_secs(20),
+    );
     let got = parse_tool_output(&out);
     let text = got["output"].as_str().unwrap();
     let pgids: Vec<&str> = text.lines().map(str::trim).collect();
     assert_eq!(pgids.len(), 2, "{text}");
     assert!(pgids.iter().all(|p| *p == pgids[0]), "{text}");
-    assert_ne!(pgids[0], unsafe { libc::getpgrp() }.to_string(), "the command left the tool's group");
+    assert_ne!(
+        pgids[0],
+        unsafe { libc::getpgrp() }.to_string(),
+        "the command left the tool's group"
+    );
 }
 
 #[test]
@@ -93,7 +128,9 @@ fn killing_the_tool_group_kills_the_command_and_its_children() {
     let dir = tempdir();
     let pidfile = dir.path().join("pids");
     let mut cmd = tool_command("bash", dir.path());
-    cmd.process_group(0).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::null());
+    cmd.process_group(0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null());
     let mut child = cmd.spawn().unwrap();
     let input = json!({"command": format!("sleep 300 & echo $! > {p}.tmp; echo $$ >> {p}.tmp; mv {p}.tmp {p}; sleep 300", p = pidfile.display())});
     {
@@ -114,7 +151,9 @@ fn killing_the_tool_group_kills_the_command_and_its_children() {
     }
     child.wait().unwrap();
     assert!(
-        wait_until(Duration::from_secs(5), || pids.iter().all(|&p| !process_alive(p))),
+        wait_until(Duration::from_secs(5), || pids
+            .iter()
+            .all(|&p| !process_alive(p))),
         "processes survived the group kill: {pids:?}"
     );
 }
@@ -147,7 +186,10 @@ fn regression_codex_7846_background_writer_survives_after_return() {
         &json!({"command": format!("(sleep 0.5; for i in 1 2 3; do echo late $i; done; touch {}) & echo early", marker.display())}),
     );
     assert_eq!(got, json!({"output": "early", "exit_code": 0}));
-    assert!(wait_until(Duration::from_secs(10), || marker.exists()), "background writer did not finish");
+    assert!(
+        wait_until(Duration::from_secs(10), || marker.exists()),
+        "background writer did not finish"
+    );
 }
 
 #[test]
@@ -161,14 +203,21 @@ fn output_beyond_the_cap_keeps_head_and_tail() {
         "y\n".repeat(half / 2),
         "y\n".repeat(half / 2).trim_end_matches('\n')
     );
-    assert_eq!(got, json!({"output": expected, "exit_code": 0, "truncated": true}));
+    assert_eq!(
+        got,
+        json!({"output": expected, "exit_code": 0, "truncated": true})
+    );
 }
 
 #[test]
 fn output_cap_is_configurable() {
     let mut cmd = tool_command("bash", &std::env::temp_dir());
     cmd.env("IKIGAI_BASH_MAX_OUTPUT", "10");
-    let out = run_with_input(cmd, br#"{"command": "printf 'abcdefghijklmnopqrstuvwxyz'"}"#, Duration::from_secs(20));
+    let out = run_with_input(
+        cmd,
+        br#"{"command": "printf 'abcdefghijklmnopqrstuvwxyz'"}"#,
+        Duration::from_secs(20),
+    );
     assert_eq!(
         parse_tool_output(&out),
         json!({"output": "abcde\n[... 16 bytes omitted ...]\nvwxyz", "exit_code": 0, "truncated": true})
@@ -176,19 +225,35 @@ fn output_cap_is_configurable() {
     // Exactly at the cap: not truncated.
     let mut cmd = tool_command("bash", &std::env::temp_dir());
     cmd.env("IKIGAI_BASH_MAX_OUTPUT", "10");
-    let out = run_with_input(cmd, br#"{"command": "printf 0123456789"}"#, Duration::from_secs(20));
-    assert_eq!(parse_tool_output(&out), json!({"output": "0123456789", "exit_code": 0}));
+    let out = run_with_input(
+        cmd,
+        br#"{"command": "printf 0123456789"}"#,
+        Duration::from_secs(20),
+    );
+    assert_eq!(
+        parse_tool_output(&out),
+        json!({"output": "0123456789", "exit_code": 0})
+    );
 }
 
 #[test]
 fn endless_output_stays_bounded_in_memory() {
     // `yes` for two seconds: hundreds of MB through the pipe.
-    let (out, rss_kib) = run_measuring_rss("bash", &std::env::temp_dir(), br#"{"command": "timeout 2 yes"}"#, Duration::from_secs(30));
+    let (out, rss_kib) = run_measuring_rss(
+        "bash",
+        &std::env::temp_dir(),
+        br#"{"command": "timeout 2 yes"}"#,
+        Duration::from_secs(30),
+    );
     let got = parse_tool_output(&out);
     assert_eq!(got["exit_code"], json!(124));
     assert_eq!(got["truncated"], json!(true));
     let text = got["output"].as_str().unwrap();
-    assert!(text.len() <= 1024 * 1024 + 64, "output {} bytes", text.len());
+    assert!(
+        text.len() <= 1024 * 1024 + 64,
+        "output {} bytes",
+        text.len()
+    );
     assert!(text.contains(" bytes omitted ...]\n"));
     assert!(rss_kib < 32 * 1024, "peak RSS {rss_kib} KiB");
 }

@@ -17,10 +17,16 @@ fn spec_example() {
     let path = dir.path().join("config.txt");
     fs::write(&path, "name = x\ndebug = false\n").unwrap();
     assert_eq!(
-        call("file-edit", &json!({"file_path": path, "old_string": "debug = false", "new_string": "debug = true"})),
+        call(
+            "file-edit",
+            &json!({"file_path": path, "old_string": "debug = false", "new_string": "debug = true"})
+        ),
         json!({"output": "Replaced 1 occurrence in config.txt", "replacements": 1})
     );
-    assert_eq!(fs::read_to_string(&path).unwrap(), "name = x\ndebug = true\n");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "name = x\ndebug = true\n"
+    );
 }
 
 #[test]
@@ -29,17 +35,26 @@ fn uniqueness_and_replace_all() {
     let path = dir.path().join("f");
     fs::write(&path, "x x x").unwrap();
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "x", "new_string": "y"})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "x", "new_string": "y"})
+        ),
         json!({"error": "String found 3 times, use replace_all to replace all", "error_code": "NOT_UNIQUE"})
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "x x x");
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "x", "new_string": "yy", "replace_all": true})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "x", "new_string": "yy", "replace_all": true})
+        ),
         json!({"output": "Replaced 3 occurrences in f", "replacements": 3})
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "yy yy yy");
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "yy ", "new_string": "", "replace_all": "true"})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "yy ", "new_string": "", "replace_all": "true"})
+        ),
         json!({"output": "Replaced 2 occurrences in f", "replacements": 2})
     );
     assert_eq!(fs::read_to_string(&path).unwrap(), "yy");
@@ -51,16 +66,26 @@ fn not_found_and_replace_all_of_nothing() {
     let path = dir.path().join("f");
     fs::write(&path, "abc").unwrap();
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "zzz", "new_string": "y"})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "zzz", "new_string": "y"})
+        ),
         json!({"error": "String not found in file", "error_code": "NOT_FOUND"})
     );
     let before = fs::metadata(&path).unwrap();
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "zzz", "new_string": "y", "replace_all": true})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "zzz", "new_string": "y", "replace_all": true})
+        ),
         json!({"output": "Replaced 0 occurrences in f", "replacements": 0})
     );
     let after = fs::metadata(&path).unwrap();
-    assert_eq!((before.ino(), before.mtime_nsec()), (after.ino(), after.mtime_nsec()), "file was rewritten");
+    assert_eq!(
+        (before.ino(), before.mtime_nsec()),
+        (after.ino(), after.mtime_nsec()),
+        "file was rewritten"
+    );
 }
 
 #[test]
@@ -68,15 +93,24 @@ fn argument_errors() {
     let dir = tempdir();
     fs::write(dir.path().join("f"), "abc").unwrap();
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "a", "new_string": "a"})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "a", "new_string": "a"})
+        ),
         json!({"error": "old_string and new_string are identical", "error_code": "INVALID_ARG"})
     );
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "", "new_string": "a"})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "", "new_string": "a"})
+        ),
         json!({"error": "old_string cannot be empty", "error_code": "INVALID_ARG"})
     );
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "f", "old_string": "", "new_string": ""})),
+        edit(
+            dir.path(),
+            json!({"file_path": "f", "old_string": "", "new_string": ""})
+        ),
         json!({"error": "old_string cannot be empty", "error_code": "INVALID_ARG"})
     );
 }
@@ -84,7 +118,10 @@ fn argument_errors() {
 #[test]
 fn file_errors() {
     assert_eq!(
-        call("file-edit", &json!({"file_path": "/path/to/missing.txt", "old_string": "a", "new_string": "b"})),
+        call(
+            "file-edit",
+            &json!({"file_path": "/path/to/missing.txt", "old_string": "a", "new_string": "b"})
+        ),
         json!({"error": "File not found: /path/to/missing.txt", "error_code": "FILE_NOT_FOUND"})
     );
     let dir = tempdir();
@@ -93,7 +130,11 @@ fn file_errors() {
     fs::write(&path, "abc").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     let input = json!({"file_path": path, "old_string": "a", "new_string": "b"});
-    let out = run_with_input(unprivileged("file-edit", dir.path()), input.to_string().as_bytes(), Duration::from_secs(20));
+    let out = run_with_input(
+        unprivileged("file-edit", dir.path()),
+        input.to_string().as_bytes(),
+        Duration::from_secs(20),
+    );
     assert_eq!(
         parse_tool_output(&out),
         json!({"error": format!("Permission denied: {}", path.display()), "error_code": "PERMISSION_DENIED"})
@@ -105,7 +146,10 @@ fn multi_line_and_deleting_edits() {
     let dir = tempdir();
     let path = dir.path().join("f.rs");
     fs::write(&path, "fn a() {\n    1\n}\n\nfn b() {}\n").unwrap();
-    edit(dir.path(), json!({"file_path": "f.rs", "old_string": "fn a() {\n    1\n}\n\n", "new_string": ""}));
+    edit(
+        dir.path(),
+        json!({"file_path": "f.rs", "old_string": "fn a() {\n    1\n}\n\n", "new_string": ""}),
+    );
     assert_eq!(fs::read_to_string(&path).unwrap(), "fn b() {}\n");
 }
 
@@ -114,7 +158,10 @@ fn regression_codex_4003_crlf_endings_are_kept() {
     let dir = tempdir();
     let path = dir.path().join("win.txt");
     fs::write(&path, b"first\r\nsecond\r\nthird\r\n").unwrap();
-    edit(dir.path(), json!({"file_path": "win.txt", "old_string": "second", "new_string": "2nd"}));
+    edit(
+        dir.path(),
+        json!({"file_path": "win.txt", "old_string": "second", "new_string": "2nd"}),
+    );
     assert_eq!(fs::read(&path).unwrap(), b"first\r\n2nd\r\nthird\r\n");
 }
 
@@ -126,7 +173,10 @@ fn regression_claude_code_85842_latin1_and_bom_bytes_are_kept() {
     let before = b"\xEF\xBB\xBFcaf\xE9 cr\xE8me\n\x82\xA0\x82\xA2 version = 1\n\xFF\xFE end\n";
     fs::write(&path, before).unwrap();
     assert_eq!(
-        edit(dir.path(), json!({"file_path": "legacy.txt", "old_string": "version = 1", "new_string": "version = 2"})),
+        edit(
+            dir.path(),
+            json!({"file_path": "legacy.txt", "old_string": "version = 1", "new_string": "version = 2"})
+        ),
         json!({"output": "Replaced 1 occurrence in legacy.txt", "replacements": 1})
     );
     let after = b"\xEF\xBB\xBFcaf\xE9 cr\xE8me\n\x82\xA0\x82\xA2 version = 2\n\xFF\xFE end\n";
@@ -138,7 +188,10 @@ fn regression_codex_21164_non_utf8_file_can_be_edited() {
     let dir = tempdir();
     let path = dir.path().join("bin");
     fs::write(&path, b"\x00\x01\xFFkey=old\xFF\x00").unwrap();
-    edit(dir.path(), json!({"file_path": "bin", "old_string": "key=old", "new_string": "key=new"}));
+    edit(
+        dir.path(),
+        json!({"file_path": "bin", "old_string": "key=old", "new_string": "key=new"}),
+    );
     assert_eq!(fs::read(&path).unwrap(), b"\x00\x01\xFFkey=new\xFF\x00");
 }
 
@@ -148,7 +201,10 @@ fn regression_claude_code_20356_keeps_executable_bit() {
     let path = dir.path().join("run.sh");
     fs::write(&path, "#!/bin/sh\necho old\n").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    edit(dir.path(), json!({"file_path": "run.sh", "old_string": "old", "new_string": "new"}));
+    edit(
+        dir.path(),
+        json!({"file_path": "run.sh", "old_string": "old", "new_string": "new"}),
+    );
     assert_eq!(fs::metadata(&path).unwrap().mode() & 0o7777, 0o755);
     assert_eq!(fs::read_to_string(&path).unwrap(), "#!/bin/sh\necho new\n");
 }
@@ -159,10 +215,24 @@ fn regression_claude_code_28376_and_31290_links_are_kept() {
     fs::write(dir.path().join("real"), "value = 1\n").unwrap();
     std::os::unix::fs::symlink("real", dir.path().join("link")).unwrap();
     fs::hard_link(dir.path().join("real"), dir.path().join("hard")).unwrap();
-    edit(dir.path(), json!({"file_path": "link", "old_string": "1", "new_string": "2"}));
-    assert!(fs::symlink_metadata(dir.path().join("link")).unwrap().file_type().is_symlink());
-    assert_eq!(fs::read_to_string(dir.path().join("real")).unwrap(), "value = 2\n");
-    assert_eq!(fs::read_to_string(dir.path().join("hard")).unwrap(), "value = 2\n");
+    edit(
+        dir.path(),
+        json!({"file_path": "link", "old_string": "1", "new_string": "2"}),
+    );
+    assert!(
+        fs::symlink_metadata(dir.path().join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("real")).unwrap(),
+        "value = 2\n"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("hard")).unwrap(),
+        "value = 2\n"
+    );
 }
 
 #[test]
@@ -182,9 +252,18 @@ fn large_file_is_streamed_with_small_memory() {
             f.write_all(line.as_bytes()).unwrap();
         }
     }
-    let input = json!({"file_path": "big.log", "old_string": "THE NEEDLE", "new_string": "the thread"});
-    let (out, rss_kib) = run_measuring_rss("file-edit", dir.path(), input.to_string().as_bytes(), Duration::from_secs(120));
-    assert_eq!(parse_tool_output(&out), json!({"output": "Replaced 1 occurrence in big.log", "replacements": 1}));
+    let input =
+        json!({"file_path": "big.log", "old_string": "THE NEEDLE", "new_string": "the thread"});
+    let (out, rss_kib) = run_measuring_rss(
+        "file-edit",
+        dir.path(),
+        input.to_string().as_bytes(),
+        Duration::from_secs(120),
+    );
+    assert_eq!(
+        parse_tool_output(&out),
+        json!({"output": "Replaced 1 occurrence in big.log", "replacements": 1})
+    );
     assert!(rss_kib < 64 * 1024, "peak RSS {rss_kib} KiB");
     let content = fs::read(&path).unwrap();
     assert_eq!(content.len(), 961_000 * 100 + 11);

@@ -24,15 +24,27 @@ fn reads_whole_file_exactly() {
         json!({"output": "myserver.example.com\n"})
     );
     fs::write(dir.path().join("crlf"), "a\r\nb\r\n\r\n").unwrap();
-    assert_eq!(read(dir.path(), json!({"file_path": "crlf"})), json!({"output": "a\r\nb\r\n\r\n"}));
+    assert_eq!(
+        read(dir.path(), json!({"file_path": "crlf"})),
+        json!({"output": "a\r\nb\r\n\r\n"})
+    );
 }
 
 #[test]
 fn empty_file() {
     let dir = tempdir();
     fs::write(dir.path().join("empty"), "").unwrap();
-    assert_eq!(read(dir.path(), json!({"file_path": "empty"})), json!({"output": ""}));
-    assert_eq!(read(dir.path(), json!({"file_path": "empty", "offset": 1, "limit": 5})), json!({"output": ""}));
+    assert_eq!(
+        read(dir.path(), json!({"file_path": "empty"})),
+        json!({"output": ""})
+    );
+    assert_eq!(
+        read(
+            dir.path(),
+            json!({"file_path": "empty", "offset": 1, "limit": 5})
+        ),
+        json!({"output": ""})
+    );
 }
 
 #[test]
@@ -52,7 +64,11 @@ fn offset_and_limit() {
     ];
     for (mut input, expected) in cases {
         input["file_path"] = json!("f");
-        assert_eq!(read(dir.path(), input.clone()), json!({"output": expected}), "{input}");
+        assert_eq!(
+            read(dir.path(), input.clone()),
+            json!({"output": expected}),
+            "{input}"
+        );
     }
 }
 
@@ -85,7 +101,11 @@ fn permission_denied() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let input = json!({"file_path": path});
-    let out = run_with_input(unprivileged("file-read", dir.path()), input.to_string().as_bytes(), Duration::from_secs(20));
+    let out = run_with_input(
+        unprivileged("file-read", dir.path()),
+        input.to_string().as_bytes(),
+        Duration::from_secs(20),
+    );
     assert_eq!(
         parse_tool_output(&out),
         json!({"error": format!("Permission denied: {}", path.display()), "error_code": "PERMISSION_DENIED"})
@@ -121,7 +141,10 @@ fn follows_symlinks() {
     let dir = tempdir();
     fs::write(dir.path().join("target"), "via link").unwrap();
     std::os::unix::fs::symlink("target", dir.path().join("link")).unwrap();
-    assert_eq!(read(dir.path(), json!({"file_path": "link"})), json!({"output": "via link"}));
+    assert_eq!(
+        read(dir.path(), json!({"file_path": "link"})),
+        json!({"output": "via link"})
+    );
 }
 
 #[test]
@@ -170,7 +193,12 @@ fn lines_far_into_a_big_file_with_small_memory() {
     }
     fs::write(dir.path().join("lines"), &text).unwrap();
     let input = json!({"file_path": "lines", "offset": 1_999_990, "limit": 3});
-    let (out, rss_kib) = run_measuring_rss("file-read", dir.path(), input.to_string().as_bytes(), Duration::from_secs(60));
+    let (out, rss_kib) = run_measuring_rss(
+        "file-read",
+        dir.path(),
+        input.to_string().as_bytes(),
+        Duration::from_secs(60),
+    );
     assert_eq!(
         parse_tool_output(&out),
         json!({"output": "line 1999990\nline 1999991\nline 1999992\n"})

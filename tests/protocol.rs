@@ -45,7 +45,10 @@ pub const SPEC_SCHEMAS: &[(&str, &str)] = &[
 
 /// Tools covered by the generic input tests, with a valid call each.
 fn tools() -> Vec<(&'static str, &'static str)> {
-    SPEC_SCHEMAS.iter().map(|(tool, _)| (*tool, schema_name(tool))).collect()
+    SPEC_SCHEMAS
+        .iter()
+        .map(|(tool, _)| (*tool, schema_name(tool)))
+        .collect()
 }
 
 fn schema_name(tool: &str) -> &'static str {
@@ -82,10 +85,16 @@ fn help_and_version() {
         let out = run_flag(tool, "--help");
         assert_eq!(out.status.code(), Some(0));
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(text.starts_with(&format!("{tool} - the `{name}` tool")), "{text}");
+        assert!(
+            text.starts_with(&format!("{tool} - the `{name}` tool")),
+            "{text}"
+        );
         assert!(text.contains("--schema"));
         let out = run_flag(tool, "--version");
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{tool} {}\n", env!("CARGO_PKG_VERSION")));
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!("{tool} {}\n", env!("CARGO_PKG_VERSION"))
+        );
         let out = run_flag(tool, "--bogus");
         assert_eq!(out.status.code(), Some(2), "{tool}");
         assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument"));
@@ -102,18 +111,41 @@ fn bad_stdin_gives_one_error_object() {
     for (tool, _) in tools() {
         let cases: Vec<(&[u8], Value)> = vec![
             (b"", invalid_json("empty input: expected a JSON object")),
-            (b" \n\t", invalid_json("empty input: expected a JSON object")),
-            (b"{not json", invalid_json("key must be a string at line 1 column 2")),
-            (b"[1, 2]", invalid_json("expected a JSON object, got an array")),
-            (b"\"text\"", invalid_json("expected a JSON object, got string \"text\"")),
+            (
+                b" \n\t",
+                invalid_json("empty input: expected a JSON object"),
+            ),
+            (
+                b"{not json",
+                invalid_json("key must be a string at line 1 column 2"),
+            ),
+            (
+                b"[1, 2]",
+                invalid_json("expected a JSON object, got an array"),
+            ),
+            (
+                b"\"text\"",
+                invalid_json("expected a JSON object, got string \"text\""),
+            ),
             (b"42", invalid_json("expected a JSON object, got number 42")),
             (b"null", invalid_json("expected a JSON object, got null")),
-            (b"{\"a\": \"\xff\xfe\"}", invalid_json("invalid unicode code point at line 1 column 8")),
-            (b"{} {}", invalid_json("trailing characters at line 1 column 4")),
+            (
+                b"{\"a\": \"\xff\xfe\"}",
+                invalid_json("invalid unicode code point at line 1 column 8"),
+            ),
+            (
+                b"{} {}",
+                invalid_json("trailing characters at line 1 column 4"),
+            ),
         ];
         for (input, expected) in cases {
             let got = call_raw_in(tool, dir.path(), input);
-            assert_eq!(got, expected, "{tool} with {:?}", String::from_utf8_lossy(input));
+            assert_eq!(
+                got,
+                expected,
+                "{tool} with {:?}",
+                String::from_utf8_lossy(input)
+            );
         }
     }
 }
@@ -122,14 +154,27 @@ fn bad_stdin_gives_one_error_object() {
 fn unknown_parameter_is_rejected_by_name() {
     let dir = tempdir();
     for (tool, name) in tools() {
-        let got = call_in(tool, dir.path(), &json!({"file_path": "x", "command": "true", "timeout": 5}));
+        let got = call_in(
+            tool,
+            dir.path(),
+            &json!({"file_path": "x", "command": "true", "timeout": 5}),
+        );
         let accepts: Vec<String> = {
             let spec = SPEC_SCHEMAS.iter().find(|(t, _)| *t == tool).unwrap().1;
             let v: Value = serde_json::from_str(spec).unwrap();
-            v["parameters"]["properties"].as_object().unwrap().keys().cloned().collect()
+            v["parameters"]["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect()
         };
         // Keys are checked in input order, so the first unknown one is named.
-        let unknown = if tool == "bash" { "file_path" } else { "command" };
+        let unknown = if tool == "bash" {
+            "file_path"
+        } else {
+            "command"
+        };
         assert_eq!(
             got,
             json!({"error": format!("Unknown parameter: {unknown}"), "error_code": "INVALID_ARG",
@@ -142,7 +187,12 @@ fn unknown_parameter_is_rejected_by_name() {
 #[test]
 fn missing_and_mistyped_parameters() {
     let dir = tempdir();
-    let first_required = [("bash", "command"), ("file-read", "file_path"), ("file-write", "file_path"), ("file-edit", "file_path")];
+    let first_required = [
+        ("bash", "command"),
+        ("file-read", "file_path"),
+        ("file-write", "file_path"),
+        ("file-edit", "file_path"),
+    ];
     for (tool, param) in first_required {
         assert_eq!(
             call_in(tool, dir.path(), &json!({})),
@@ -160,11 +210,19 @@ fn missing_and_mistyped_parameters() {
         json!({"error": "Missing required parameter: content", "error_code": "INVALID_ARG"})
     );
     assert_eq!(
-        call_in("file-read", dir.path(), &json!({"file_path": "a", "offset": "two"})),
+        call_in(
+            "file-read",
+            dir.path(),
+            &json!({"file_path": "a", "offset": "two"})
+        ),
         json!({"error": "Invalid type for parameter offset: expected integer, got string \"two\"", "error_code": "INVALID_ARG"})
     );
     assert_eq!(
-        call_in("file-edit", dir.path(), &json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": "yes"})),
+        call_in(
+            "file-edit",
+            dir.path(),
+            &json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": "yes"})
+        ),
         json!({"error": "Invalid type for parameter replace_all: expected boolean, got string \"yes\"", "error_code": "INVALID_ARG"})
     );
 }
@@ -175,7 +233,10 @@ fn empty_path_is_refused() {
     for (tool, input) in [
         ("file-read", json!({"file_path": ""})),
         ("file-write", json!({"file_path": "", "content": "x"})),
-        ("file-edit", json!({"file_path": "", "old_string": "a", "new_string": "b"})),
+        (
+            "file-edit",
+            json!({"file_path": "", "old_string": "a", "new_string": "b"}),
+        ),
     ] {
         assert_eq!(
             call_in(tool, dir.path(), &input),
@@ -189,7 +250,11 @@ fn huge_stdin_is_refused_without_reading_it_all() {
     // 64 MiB + 1: one byte over the limit.
     let mut input = br#"{"command": ""#.to_vec();
     input.resize(64 * 1024 * 1024 + 1, b'a');
-    let out = run_with_input(tool_command("bash", &std::env::temp_dir()), &input, Duration::from_secs(60));
+    let out = run_with_input(
+        tool_command("bash", &std::env::temp_dir()),
+        &input,
+        Duration::from_secs(60),
+    );
     assert_eq!(
         parse_tool_output(&out),
         json!({"error": "Input too large: more than 67108864 bytes on stdin", "error_code": "INPUT_TOO_LARGE"})
@@ -201,6 +266,13 @@ fn large_valid_values_are_handled() {
     // A 20 MB string value is valid input: the tool answers normally.
     let dir = tempdir();
     let content = "z".repeat(20_000_000);
-    let got = call_in("file-write", dir.path(), &json!({"file_path": "big.txt", "content": content}));
-    assert_eq!(got, json!({"output": "Wrote 20000000 bytes to big.txt", "bytes": 20_000_000}));
+    let got = call_in(
+        "file-write",
+        dir.path(),
+        &json!({"file_path": "big.txt", "content": content}),
+    );
+    assert_eq!(
+        got,
+        json!({"output": "Wrote 20000000 bytes to big.txt", "bytes": 20_000_000})
+    );
 }

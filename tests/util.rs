@@ -61,7 +61,9 @@ pub fn tool_command(name: &str, dir: &Path) -> Command {
 /// Runs `cmd` with `input` on stdin (written on its own thread so a tool
 /// that does not read cannot deadlock the test) and a deadline.
 pub fn run_with_input(mut cmd: Command, input: &[u8], deadline: Duration) -> Output {
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawning tool");
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
@@ -104,8 +106,14 @@ pub fn parse_tool_output(out: &Output) -> Value {
     );
     assert!(!stdout.ends_with('\n'), "trailing newline in {stdout:?}");
     let mut stream = serde_json::Deserializer::from_str(&stdout).into_iter::<Value>();
-    let value = stream.next().expect("no JSON on stdout").expect("stdout is JSON");
-    assert!(stream.next().is_none(), "more than one JSON value on stdout");
+    let value = stream
+        .next()
+        .expect("no JSON on stdout")
+        .expect("stdout is JSON");
+    assert!(
+        stream.next().is_none(),
+        "more than one JSON value on stdout"
+    );
     assert!(value.is_object(), "not an object: {value}");
     value
 }
@@ -128,7 +136,10 @@ pub fn call(name: &str, input: &Value) -> Value {
 
 /// A fresh temporary directory.
 pub fn tempdir() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("ikigai-test-").tempdir().unwrap()
+    tempfile::Builder::new()
+        .prefix("ikigai-test-")
+        .tempdir()
+        .unwrap()
 }
 
 /// Whether tests run as root (permission tests then run the tool as
@@ -153,7 +164,12 @@ pub fn unprivileged(name: &str, dir: &Path) -> Command {
 /// The measurement runs from the small xtask process because a child
 /// spawned from this (large, multi-threaded) test process inherits the
 /// test's peak RSS at exec time.
-pub fn run_measuring_rss(tool: &str, dir: &Path, input: &[u8], deadline: Duration) -> (Output, i64) {
+pub fn run_measuring_rss(
+    tool: &str,
+    dir: &Path,
+    input: &[u8],
+    deadline: Duration,
+) -> (Output, i64) {
     let rss_file = tempfile::NamedTempFile::new().unwrap();
     let mut cmd = Command::new(bin("xtask"));
     cmd.current_dir(dir)
@@ -163,7 +179,11 @@ pub fn run_measuring_rss(tool: &str, dir: &Path, input: &[u8], deadline: Duratio
         .arg("--")
         .arg(bin(tool));
     let out = run_with_input(cmd, input, deadline);
-    let rss = std::fs::read_to_string(rss_file.path()).unwrap().trim().parse().unwrap();
+    let rss = std::fs::read_to_string(rss_file.path())
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     (out, rss)
 }
 
@@ -172,7 +192,13 @@ pub fn process_alive(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => {
             // The state follows the parenthesised command name.
-            let state = stat.rsplit(')').next().unwrap_or("").trim_start().chars().next();
+            let state = stat
+                .rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .chars()
+                .next();
             !matches!(state, Some('Z' | 'X') | None)
         }
         Err(_) => false,

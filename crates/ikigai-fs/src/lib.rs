@@ -5,7 +5,7 @@
 //!   descriptor, so a FIFO, a device or a directory gives an error at once
 //!   instead of hanging or reading forever.
 //! - [`replace_file`]: writes a file atomically (temporary file in the same
-//!   directory, written, flushed to disk, renamed over the target), keeping
+//!   directory, written, optionally flushed to disk, renamed over the target), keeping
 //!   the permission bits and owner of an existing file, writing through
 //!   symbolic links to their target, and keeping hard links intact.
 //! - [`FileKind`]: what a non-regular path is, for error messages.
@@ -20,7 +20,10 @@ mod replace;
 
 pub use kind::FileKind;
 pub use open::{OpenError, open_regular};
-pub use replace::{ReplaceError, Replaced, replace_file, resolve_symlinks};
+pub use replace::{Durability, ReplaceError, Replaced, replace_file, resolve_symlinks};
+
+/// Environment variable that makes file writes durable (see [`Durability`]).
+pub const FSYNC_VAR: &str = "IKIGAI_FSYNC";
 
 /// The last component of a path as the caller wrote it, like basename(3)
 /// (`dir/` gives `dir`); used in result messages such as

@@ -1,5 +1,5 @@
 use crate::{FileKind, is_no_space, os_reason};
-use ikigai_protocol::{ErrorCode, ToolError};
+use ikigai_protocol::{ErrorCode, ToolContext, ToolError};
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
@@ -118,13 +118,40 @@ pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
     Err(io::Error::from_raw_os_error(libc::ELOOP))
 }
 
+/// Whether [`replace_file`] waits for the data to reach the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Write, close, rename. A killed process leaves the old file or the
+    /// new one; after a power loss the rename may be lost (on ext4, whose
+    /// rename-over-existing heuristic flushes the data, rarely). What `cp`,
+    /// editors' "atomic save" and other agents' tools do.
+    #[default]
+    Atomic,
+    /// Also `fdatasync` the file before the rename and `fsync` the directory
+    /// after it, so the new content survives a power loss once the call
+    /// returns. Costs a journal commit: several times slower on big files.
+    Durable,
+}
+
+impl Durability {
+    /// `IKIGAI_FSYNC=1` (or `true`, `yes`) in the call's environment
+    /// selects [`Durability::Durable`].
+    pub fn for_context(ctx: &ToolContext) -> Durability {
+        match ctx.var(crate::FSYNC_VAR).as_deref().map(str::trim) {
+            Some("1" | "true" | "yes") => Durability::Durable,
+            _ => Durability::Atomic,
+        }
+    }
+}
+
 /// Replaces the contents of `path` with what `write` writes.
 ///
 /// The normal path: a temporary file is created in the target's directory
-/// with the target's permission bits and owner, `write` fills it, it is
-/// flushed to disk (`fdatasync`) and renamed over the target. A process
-/// killed at any point leaves the old file or the new one, never a mix; a
-/// killed process may leave a `.<name>.ikigai-*.tmp` file behind.
+/// with the target's permission bits and owner, `write` fills it, and it is
+/// renamed over the target (flushed to disk first with
+/// [`Durability::Durable`]). A process killed at any point leaves the old
+/// file or the new one, never a mix; a killed process may leave a
+/// `.<name>.ikigai-*.tmp` file behind.
 ///
 /// Exceptions, each keeping what a user would lose otherwise:
 /// - a symbolic link is written through: its target changes, the link stays;
@@ -136,10 +163,15 @@ pub fn resolve_symlinks(path: &Path) -> io::Result<PathBuf> {
 /// - a character device (`/dev/null`) is written directly;
 /// - an existing file in a directory we may not create files in is
 ///   rewritten in place, as `fopen(path, "w")` would.
-pub fn replace_file<F>(path: &Path, write: F) -> Result<Replaced, ReplaceError>
+pub fn replace_file<F>(
+    path: &Path,
+    durability: Durability,
+    write: F,
+) -> Result<Replaced, ReplaceError>
 where
     F: FnOnce(&mut File) -> io::Result<()>,
 {
+    let durable = durability == Durability::Durable;
     let target = resolve_symlinks(path).map_err(ReplaceError::Resolve)?;
     let existing = match fs::metadata(&target) {
         Ok(m) => Some(m),
@@ -163,24 +195,29 @@ where
     };
     let result = (|| {
         write(&mut temp).map_err(ReplaceError::Write)?;
-        temp.sync_data().map_err(ReplaceError::Write)
+        if durable {
+            temp.sync_data().map_err(ReplaceError::Write)?;
+        }
+        Ok(())
     })();
     if let Err(e) = result {
         let _ = fs::remove_file(&temp_path);
         return Err(e);
     }
     if existing.as_ref().is_some_and(|m| m.nlink() > 1) {
-        return copy_in_place(temp, temp_path, target);
+        return copy_in_place(temp, temp_path, target, durable);
     }
     drop(temp);
     if let Err(e) = fs::rename(&temp_path, &target) {
         let _ = fs::remove_file(&temp_path);
         return Err(ReplaceError::Commit(e));
     }
-    // Make the rename itself durable; failure here loses nothing already
-    // visible, so it is not reported.
-    if let Ok(dir) = File::open(parent_dir(&target)) {
-        let _ = dir.sync_all();
+    if durable {
+        // Make the rename itself durable; failure here loses nothing
+        // already visible, so it is not reported.
+        if let Ok(dir) = File::open(parent_dir(&target)) {
+            let _ = dir.sync_all();
+        }
     }
     Ok(Replaced {
         target,
@@ -279,13 +316,14 @@ fn copy_in_place(
     mut temp: File,
     temp_path: PathBuf,
     target: PathBuf,
+    durable: bool,
 ) -> Result<Replaced, ReplaceError> {
     let result = (|| {
         let mut out = OpenOptions::new().write(true).open(&target)?;
         temp.seek(SeekFrom::Start(0))?;
         let len = io::copy(&mut temp, &mut out)?;
         out.set_len(len)?;
-        out.sync_data()
+        if durable { out.sync_data() } else { Ok(()) }
     })();
     match result {
         Ok(()) => {
@@ -310,7 +348,9 @@ mod tests {
 
     fn write_text(path: &Path, text: &str) -> Result<Replaced, ReplaceError> {
         let text = text.to_owned();
-        replace_file(path, move |f| f.write_all(text.as_bytes()))
+        replace_file(path, Durability::Atomic, move |f| {
+            f.write_all(text.as_bytes())
+        })
     }
 
     #[test]
@@ -392,7 +432,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("a");
         fs::write(&p, "old").unwrap();
-        let err = replace_file(&p, |f| {
+        let err = replace_file(&p, Durability::Durable, |f| {
             f.write_all(b"partial")?;
             Err(io::Error::other("boom"))
         })

@@ -42,7 +42,9 @@ fn main() -> ExitCode {
 
 fn run() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (command, rest) = args.split_first().map_or(("", &[][..]), |(c, r)| (c.as_str(), r));
+    let (command, rest) = args
+        .split_first()
+        .map_or(("", &[][..]), |(c, r)| (c.as_str(), r));
     match command {
         "build" => {
             let release = !rest.iter().any(|a| a == "--debug");
@@ -88,7 +90,8 @@ fn cargo() -> String {
 pub fn build(release: bool) -> Result<PathBuf> {
     let root = root();
     let mut cmd = Command::new(cargo());
-    cmd.current_dir(&root).args(["build", "--workspace", "--bins"]);
+    cmd.current_dir(&root)
+        .args(["build", "--workspace", "--bins"]);
     if release {
         cmd.arg("--release");
     }

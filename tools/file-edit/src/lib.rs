@@ -8,7 +8,7 @@
 //! owner and links kept). A single replacement copies the untouched spans
 //! with `copy_file_range`, so editing a large file costs about one copy.
 
-use ikigai_fs::{basename, open_regular, replace_file};
+use ikigai_fs::{Durability, basename, open_regular, replace_file};
 use ikigai_protocol::runner::ToolSpec;
 use ikigai_protocol::{Args, ErrorCode, ToolContext, ToolError};
 use memchr::memmem::Finder;
@@ -97,17 +97,21 @@ pub fn run(args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         _ => {}
     }
     if found.count > 0 {
-        replace_file(&ctx.resolve(shown), |out| match found.first {
-            Some(at) if found.count == 1 => {
-                splice(&mut file, out, at, old.len() as u64, new.as_bytes())
-            }
-            _ => {
-                file.seek(SeekFrom::Start(0))?;
-                let mut out = BufWriter::with_capacity(BLOCK, out);
-                scan(&mut file, &finder, Some((new.as_bytes(), &mut out)))?;
-                out.flush()
-            }
-        })
+        replace_file(
+            &ctx.resolve(shown),
+            Durability::for_context(ctx),
+            |out| match found.first {
+                Some(at) if found.count == 1 => {
+                    splice(&mut file, out, at, old.len() as u64, new.as_bytes())
+                }
+                _ => {
+                    file.seek(SeekFrom::Start(0))?;
+                    let mut out = BufWriter::with_capacity(BLOCK, out);
+                    scan(&mut file, &finder, Some((new.as_bytes(), &mut out)))?;
+                    out.flush()
+                }
+            },
+        )
         .map_err(|e| e.to_tool_error(shown))?;
     }
     let noun = if found.count == 1 {

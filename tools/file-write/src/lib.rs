@@ -5,7 +5,7 @@
 //! flushed, renamed; permission bits, owner, symbolic links and hard links
 //! kept).
 
-use ikigai_fs::{basename, replace_file};
+use ikigai_fs::{Durability, basename, replace_file};
 use ikigai_protocol::runner::ToolSpec;
 use ikigai_protocol::{Args, ToolContext, ToolError};
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ pub const SPEC: ToolSpec = ToolSpec {
 pub fn run(args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
     let shown = args.required_path("file_path")?;
     let content = args.required_str("content")?;
-    replace_file(&ctx.resolve(shown), |file| {
+    replace_file(&ctx.resolve(shown), Durability::for_context(ctx), |file| {
         file.write_all(content.as_bytes())
     })
     .map_err(|e| e.to_tool_error(shown))?;
