@@ -241,7 +241,14 @@ fn durable_mode_writes_the_same_result() {
     std::fs::write(dir.path().join("f"), "old").unwrap();
     let mut cmd = tool_command("file-write", dir.path());
     cmd.env("IKIGAI_FSYNC", "1");
-    let out = run_with_input(cmd, br#"{"file_path": "f", "content": "durable"}"#, Duration::from_secs(20));
-    assert_eq!(parse_tool_output(&out), json!({"output": "Wrote 7 bytes to f", "bytes": 7}));
+    let out = run_with_input(
+        cmd,
+        br#"{"file_path": "f", "content": "durable"}"#,
+        Duration::from_secs(20),
+    );
+    assert_eq!(
+        parse_tool_output(&out),
+        json!({"output": "Wrote 7 bytes to f", "bytes": 7})
+    );
     assert_eq!(fs::read_to_string(dir.path().join("f")).unwrap(), "durable");
 }

@@ -13,7 +13,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Every suite, in the order `bench` with no argument runs them.
-pub const SUITES: &[(&str, &str)] = &[("tools", "file-read, file-edit and bash (issue: foundation)")];
+pub const SUITES: &[(&str, &str)] =
+    &[("tools", "file-read, file-edit and bash (issue: foundation)")];
 
 pub fn run(args: &[String]) -> Result<()> {
     let chosen: Vec<&str> = if args.is_empty() {

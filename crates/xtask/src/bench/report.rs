@@ -43,7 +43,10 @@ impl Report {
     pub fn finish(self) -> Result<()> {
         let mut md = String::new();
         let _ = writeln!(md, "Machine: {}\n", machine());
-        let _ = writeln!(md, "| suite | figure | measured | baseline | ratio | target | |");
+        let _ = writeln!(
+            md,
+            "| suite | figure | measured | baseline | ratio | target | |"
+        );
         let _ = writeln!(md, "|---|---|---|---|---|---|---|");
         for r in &self.rows {
             let ratio = r.ratio.map_or_else(String::new, |x| format!("{x:.2}x"));
@@ -64,7 +67,12 @@ impl Report {
         let path = dir.join("results.md");
         std::fs::write(&path, &md)?;
         let missed = self.rows.iter().filter(|r| !r.pass).count();
-        eprintln!("\n{} figures, {} missed; Markdown in {}", self.rows.len(), missed, path.display());
+        eprintln!(
+            "\n{} figures, {} missed; Markdown in {}",
+            self.rows.len(),
+            missed,
+            path.display()
+        );
         Ok(())
     }
 }

@@ -29,7 +29,11 @@ fn spawn_latency(env: &Env, report: &mut Report) -> Result<()> {
     for _ in 0..1000 {
         truth.push(time_call(&mut Command::new("/bin/true"), input.as_bytes())?.0);
         let (t, out) = time_call(&mut Command::new(env.tool("file-read")), input.as_bytes())?;
-        ensure!(out == br#"{"output":"hello\nworld\n"}"#, "unexpected output {:?}", String::from_utf8_lossy(&out));
+        ensure!(
+            out == br#"{"output":"hello\nworld\n"}"#,
+            "unexpected output {:?}",
+            String::from_utf8_lossy(&out)
+        );
         tool.push(t);
     }
     let (tool, truth) = (median(&mut tool), median(&mut truth));
@@ -52,7 +56,11 @@ fn generate_lines(path: &Path, lines: u64, marker_at: Option<u64>) -> Result<()>
     if std::fs::metadata(path).is_ok_and(|m| m.len() == expected) {
         return Ok(());
     }
-    eprintln!("generating {} ({} MB)", path.display(), expected / 1_000_000);
+    eprintln!(
+        "generating {} ({} MB)",
+        path.display(),
+        expected / 1_000_000
+    );
     let mut f = BufWriter::with_capacity(1 << 20, File::create(path)?);
     let pad = "x".repeat(89);
     for i in 1..=lines {
@@ -70,14 +78,22 @@ fn deep_lines(env: &Env, report: &mut Report) -> Result<()> {
     let path = env.data.join("lines-1g.txt");
     generate_lines(&path, 10_500_000, None)?;
     warm(&path)?;
-    let input = serde_json::json!({"file_path": path, "offset": 5_000_000, "limit": 100}).to_string();
+    let input =
+        serde_json::json!({"file_path": path, "offset": 5_000_000, "limit": 100}).to_string();
     let mut times = Vec::new();
     let mut peak = 0;
     for _ in 0..5 {
-        let m = measure::run(Command::new(env.tool("file-read")), Some(input.as_bytes()), true)?;
+        let m = measure::run(
+            Command::new(env.tool("file-read")),
+            Some(input.as_bytes()),
+            true,
+        )?;
         let value: serde_json::Value = serde_json::from_slice(&m.stdout)?;
         let text = value["output"].as_str().context("no output")?;
-        ensure!(text.lines().count() == 100 && text.starts_with("005000000 "), "wrong lines");
+        ensure!(
+            text.lines().count() == 100 && text.starts_with("005000000 "),
+            "wrong lines"
+        );
         times.push(m.wall);
         peak = peak.max(m.rss_kib);
     }
@@ -128,14 +144,22 @@ fn big_edit(env: &Env, report: &mut Report) -> Result<()> {
         // The same atomic replace done with coreutils: copy to a temporary
         // name, rename over an existing file.
         let mut sh = Command::new("/bin/sh");
-        sh.arg("-c").arg("cp \"$1\" \"$2.tmp\" && mv \"$2.tmp\" \"$2\"").arg("sh").arg(&path).arg(&replica);
+        sh.arg("-c")
+            .arg("cp \"$1\" \"$2.tmp\" && mv \"$2.tmp\" \"$2\"")
+            .arg("sh")
+            .arg(&path)
+            .arg(&replica);
         let m = measure::run(sh, None, false)?;
         ensure!(m.exit_code() == 0, "cp + mv failed");
         replaces.push(m.wall);
         std::fs::remove_file(&copy)?;
         settle();
         let input = serde_json::json!({"file_path": path, "old_string": format!("NEEDLE-{i}"), "new_string": format!("NEEDLE-{}", i + 1)}).to_string();
-        let m = measure::run(Command::new(env.tool("file-edit")), Some(input.as_bytes()), true)?;
+        let m = measure::run(
+            Command::new(env.tool("file-edit")),
+            Some(input.as_bytes()),
+            true,
+        )?;
         ensure!(
             m.stdout == br#"{"output":"Replaced 1 occurrence in edit-200m.txt","replacements":1}"#,
             "unexpected output {}",
@@ -145,10 +169,20 @@ fn big_edit(env: &Env, report: &mut Report) -> Result<()> {
         peak = peak.max(m.rss_kib);
     }
     // Leave the file as generated for the next run.
-    let input = serde_json::json!({"file_path": path, "old_string": "NEEDLE-9", "new_string": "NEEDLE-0"}).to_string();
-    measure::run(Command::new(env.tool("file-edit")), Some(input.as_bytes()), true)?;
+    let input =
+        serde_json::json!({"file_path": path, "old_string": "NEEDLE-9", "new_string": "NEEDLE-0"})
+            .to_string();
+    measure::run(
+        Command::new(env.tool("file-edit")),
+        Some(input.as_bytes()),
+        true,
+    )?;
     std::fs::remove_file(&replica)?;
-    let (edit, cp, cp_mv) = (median(&mut edits), median(&mut copies), median(&mut replaces));
+    let (edit, cp, cp_mv) = (
+        median(&mut edits),
+        median(&mut copies),
+        median(&mut replaces),
+    );
     let ratio = edit.as_secs_f64() / cp.as_secs_f64();
     report.add(Row {
         suite: SUITE,
