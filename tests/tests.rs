@@ -8,4 +8,5 @@ mod bash;
 mod file_edit;
 mod file_read;
 mod file_write;
+mod host;
 mod protocol;

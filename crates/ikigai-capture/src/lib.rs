@@ -41,6 +41,13 @@ pub struct Rendered {
     pub omitted_bytes: u64,
 }
 
+impl Default for HeadTail {
+    /// A capture that keeps nothing (it still counts bytes).
+    fn default() -> HeadTail {
+        HeadTail::new(0, 0)
+    }
+}
+
 impl HeadTail {
     /// A capture keeping at most `head + tail` bytes.
     pub fn new(head: usize, tail: usize) -> HeadTail {

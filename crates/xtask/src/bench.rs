@@ -2,6 +2,7 @@
 //! baseline measured in the same run. Suites: see [`SUITES`]. Results are
 //! printed and written to `target/bench/results.md` for docs/benchmarks.md.
 
+mod host;
 mod report;
 mod tools;
 
@@ -13,8 +14,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Every suite, in the order `bench` with no argument runs them.
-pub const SUITES: &[(&str, &str)] =
-    &[("tools", "file-read, file-edit and bash (issue: foundation)")];
+pub const SUITES: &[(&str, &str)] = &[
+    ("tools", "file-read, file-edit and bash (issue: foundation)"),
+    ("host", "the host library and the ikigai CLI"),
+];
 
 pub fn run(args: &[String]) -> Result<()> {
     let chosen: Vec<&str> = if args.is_empty() {
@@ -37,6 +40,7 @@ pub fn run(args: &[String]) -> Result<()> {
         eprintln!("== suite {name}");
         match name {
             "tools" => tools::run(&env, &mut report)?,
+            "host" => host::run(&env, &mut report)?,
             _ => unreachable!(),
         }
     }

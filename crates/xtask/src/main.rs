@@ -142,21 +142,53 @@ fn install(prefix: &Path) -> Result<()> {
 }
 
 fn demo() -> Result<()> {
-    build(true)?;
+    let target = build(true)?;
     let root = root();
-    let tool = root.join("libexec/ikigai/file-read");
     let input = r#"{"file_path": "README.md", "limit": 3}"#;
     println!("$ echo '{input}' | libexec/ikigai/file-read");
-    let mut child = Command::new(&tool)
-        .current_dir(&root)
+    show(
+        Command::new(root.join("libexec/ikigai/file-read")).current_dir(&root),
+        input,
+    )?;
+    let ikigai = target.join("ikigai");
+    let shown = ikigai
+        .strip_prefix(&root)
+        .unwrap_or(&ikigai)
+        .display()
+        .to_string();
+    println!("\n$ {shown} tools --format list");
+    show(
+        Command::new(&ikigai)
+            .args(["tools", "--format", "list"])
+            .current_dir(&root),
+        "",
+    )?;
+    let args = r#"{"command": "echo hello from $IKIGAI_AGENT_ID"}"#;
+    println!("\n$ {shown} --agent 0/ call bash '{args}'");
+    show(
+        Command::new(&ikigai)
+            .args(["--agent", "0/", "call", "bash", args])
+            .current_dir(&root),
+        "",
+    )?;
+    Ok(())
+}
+
+/// Runs `cmd` with `input` on stdin and prints its stdout.
+fn show(cmd: &mut Command, input: &str) -> Result<()> {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .with_context(|| format!("running {}", tool.display()))?;
+        .with_context(|| format!("running {cmd:?}"))?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(input.as_bytes())?;
     }
     let output = child.wait_with_output()?;
-    println!("{}", String::from_utf8_lossy(&output.stdout));
+    let text = String::from_utf8_lossy(&output.stdout);
+    print!("{text}");
+    if !text.ends_with('\n') {
+        println!();
+    }
     Ok(())
 }
