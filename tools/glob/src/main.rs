@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    ikigai_protocol::runner::main(&ikigai_glob::SPEC, ikigai_glob::run)
+}

@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    ikigai_protocol::runner::main(&ikigai_grep::SPEC, ikigai_grep::run)
+}
