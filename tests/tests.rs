@@ -10,3 +10,4 @@ mod file_read;
 mod file_write;
 mod host;
 mod protocol;
+mod search;

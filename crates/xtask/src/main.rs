@@ -17,7 +17,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 /// Every tool executable, by file name.
-pub const TOOLS: &[&str] = &["bash", "file-read", "file-write", "file-edit", "glob", "grep"];
+pub const TOOLS: &[&str] = &[
+    "bash",
+    "file-read",
+    "file-write",
+    "file-edit",
+    "glob",
+    "grep",
+];
 
 const USAGE: &str = "\
 Usage: cargo xtask <command>

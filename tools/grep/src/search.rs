@@ -124,8 +124,13 @@ fn search_file(
         result: FileResult::default(),
         matches: 0,
     };
-    if searcher.search_path(matcher, path, &mut sink).is_err() {
-        // Files that cannot be read are skipped, as the spec says.
+    let searched = std::fs::File::open(path).and_then(|file| {
+        let reader = StopReader { file, stop };
+        searcher.search_reader(matcher, reader, &mut sink)
+    });
+    if searched.is_err() {
+        // Files that cannot be read are skipped, as the spec says (and a
+        // search interrupted by a stop has nothing more to give).
         return FileResult::default();
     }
     if options.mode == Mode::Count && sink.matches > 0 {
@@ -137,6 +142,26 @@ fn search_file(
         r.marks.push((r.out.len(), 1));
     }
     sink.result
+}
+
+/// Reads a file but fails once the search is stopped, so a worker deep in
+/// a huge file notices a stop within one buffer instead of at its next
+/// match.
+struct StopReader<'a> {
+    file: std::fs::File,
+    stop: &'a AtomicBool,
+}
+
+impl std::io::Read for StopReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "search stopped",
+            ));
+        }
+        self.file.read(buf)
+    }
 }
 
 struct FileSink<'a> {
