@@ -4,6 +4,7 @@
 
 mod host;
 mod report;
+mod search;
 mod tools;
 
 use anyhow::{Result, bail};
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 pub const SUITES: &[(&str, &str)] = &[
     ("tools", "file-read, file-edit and bash (issue: foundation)"),
     ("host", "the host library and the ikigai CLI"),
+    ("search", "glob and grep against find and ripgrep"),
 ];
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -41,6 +43,7 @@ pub fn run(args: &[String]) -> Result<()> {
         match name {
             "tools" => tools::run(&env, &mut report)?,
             "host" => host::run(&env, &mut report)?,
+            "search" => search::run(&env, &mut report)?,
             _ => unreachable!(),
         }
     }

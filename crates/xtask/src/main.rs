@@ -34,7 +34,7 @@ Commands:
   demo                     build, then run a tool by hand and show its JSON
   install --prefix DIR     build release; tools to DIR/libexec/ikigai/, ikigai to DIR/bin/
   bench [SUITE...]         run benchmarks and print ratios against baselines (see docs/benchmarks.md)
-  measure-rss --out F -- CMD...   run CMD, write its peak RSS (KiB) to F (used by tests and benches)
+  measure-rss --out F -- CMD...   run CMD, write 'PEAK_RSS_KIB WALL_NS' to F (used by tests and benches)
 ";
 
 fn main() -> ExitCode {

@@ -34,9 +34,62 @@ impl Measured {
     }
 }
 
-/// Runs `cmd` to completion, feeding `input` on stdin (when given) and
-/// collecting stdout (when `capture`), and returns its peak RSS.
-pub fn run(mut cmd: Command, input: Option<&[u8]>, capture: bool) -> Result<Measured> {
+/// Runs `cmd` to completion through a fresh `xtask measure-rss` process
+/// (so the figure is the command's own, not inflated by this process),
+/// feeding `input` on stdin (when given) and collecting stdout (when
+/// `capture`). The wall time is the wrapper's spawn-to-reap of the command,
+/// without the wrapper's own start-up.
+pub fn run(cmd: Command, input: Option<&[u8]>, capture: bool) -> Result<Measured> {
+    let report = tempfile_path()?;
+    let mut wrapper = Command::new(std::env::current_exe()?);
+    wrapper
+        .arg("measure-rss")
+        .arg("--out")
+        .arg(&report)
+        .arg("--")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapper.current_dir(dir);
+    }
+    for (key, value) in cmd.get_envs() {
+        match value {
+            Some(v) => wrapper.env(key, v),
+            None => wrapper.env_remove(key),
+        };
+    }
+    let outer = run_direct(wrapper, input, capture)?;
+    let text = std::fs::read_to_string(&report).context("reading the measure-rss report")?;
+    let _ = std::fs::remove_file(&report);
+    let mut fields = text.split_whitespace();
+    let rss_kib = fields
+        .next()
+        .and_then(|f| f.parse().ok())
+        .context("bad report")?;
+    let nanos: u64 = fields
+        .next()
+        .and_then(|f| f.parse().ok())
+        .context("bad report")?;
+    Ok(Measured {
+        status: outer.status,
+        rss_kib,
+        wall: Duration::from_nanos(nanos),
+        stdout: outer.stdout,
+    })
+}
+
+fn tempfile_path() -> Result<std::path::PathBuf> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    Ok(std::env::temp_dir().join(format!(
+        "xtask-rss-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )))
+}
+
+/// Runs `cmd` from this process directly (its RSS figure includes ours).
+pub fn run_direct(mut cmd: Command, input: Option<&[u8]>, capture: bool) -> Result<Measured> {
     if input.is_some() {
         cmd.stdin(Stdio::piped());
     }
@@ -98,7 +151,10 @@ pub fn command(args: &[String]) -> Result<i32> {
     };
     let mut cmd = Command::new(program);
     cmd.args(program_args);
-    let measured = run(cmd, None, false)?;
-    std::fs::write(Path::new(out), format!("{}\n", measured.rss_kib))?;
+    let measured = run_direct(cmd, None, false)?;
+    std::fs::write(
+        Path::new(out),
+        format!("{} {}\n", measured.rss_kib, measured.wall.as_nanos()),
+    )?;
     Ok(measured.exit_code())
 }

@@ -80,7 +80,7 @@ impl FileResult {
 
 /// Consecutive files searched by one worker as one job: fewer channel
 /// round trips and wake-ups than one job per file.
-type Batch = Vec<(PathBuf, Vec<u8>)>;
+type Batch = Vec<PathBuf>;
 
 /// Files per batch.
 const BATCH: usize = 16;
@@ -111,7 +111,7 @@ fn search_file(
     searcher: &mut Searcher,
     matcher: &RegexMatcher,
     path: &Path,
-    display: &[u8],
+    display: Display<'_>,
     options: &Options,
     stop: &AtomicBool,
 ) -> FileResult {
@@ -124,24 +124,57 @@ fn search_file(
         result: FileResult::default(),
         matches: 0,
     };
-    let searched = std::fs::File::open(path).and_then(|file| {
-        let reader = StopReader { file, stop };
-        searcher.search_reader(matcher, reader, &mut sink)
-    });
+    let searched = read_and_search(searcher, matcher, path, stop, &mut sink);
     if searched.is_err() {
         // Files that cannot be read are skipped, as the spec says (and a
         // search interrupted by a stop has nothing more to give).
         return FileResult::default();
     }
     if options.mode == Mode::Count && sink.matches > 0 {
+        let shown = sink.display.bytes().to_vec();
         let r = &mut sink.result;
-        r.out.extend_from_slice(display);
+        r.out.extend_from_slice(&shown);
         r.out.push(b':');
         r.out.extend_from_slice(sink.matches.to_string().as_bytes());
         r.out.push(b'\n');
         r.marks.push((r.out.len(), 1));
     }
     sink.result
+}
+
+/// Bytes read up front; a file that fits is searched as a slice.
+const SMALL: usize = 64 * 1024;
+
+/// Searches one file. Most files in a tree are small: those are read whole
+/// (two reads, as GNU grep does) and searched in memory. A file that fills
+/// the first buffer, or starts with a UTF-16 byte-order mark (which the
+/// streaming path transcodes, as ripgrep does), continues as a stream.
+fn read_and_search(
+    searcher: &mut Searcher,
+    matcher: &RegexMatcher,
+    path: &Path,
+    stop: &AtomicBool,
+    sink: &mut FileSink<'_>,
+) -> std::io::Result<()> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut head = vec![0u8; SMALL];
+    let mut filled = 0;
+    while filled < SMALL {
+        match file.read(&mut head[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(filled);
+    let utf16 = head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]);
+    if filled < SMALL && !utf16 {
+        return searcher.search_slice(matcher, &head, sink);
+    }
+    let rest = StopReader { file, stop };
+    searcher.search_reader(matcher, std::io::Cursor::new(head).chain(rest), sink)
 }
 
 /// Reads a file but fails once the search is stopped, so a worker deep in
@@ -164,8 +197,34 @@ impl std::io::Read for StopReader<'_> {
     }
 }
 
+/// How a file's path is shown, computed only once the file has a result
+/// (most searched files have none).
+struct Display<'a> {
+    path: &'a Path,
+    root: &'a Path,
+    shown: &'a str,
+    cached: Option<Vec<u8>>,
+}
+
+impl<'a> Display<'a> {
+    fn new(path: &'a Path, root: &'a Path, shown: &'a str) -> Display<'a> {
+        Display {
+            path,
+            root,
+            shown,
+            cached: None,
+        }
+    }
+
+    fn bytes(&mut self) -> &[u8] {
+        let (path, root, shown) = (self.path, self.root, self.shown);
+        self.cached
+            .get_or_insert_with(|| display_path(path, root, shown))
+    }
+}
+
 struct FileSink<'a> {
-    display: &'a [u8],
+    display: Display<'a>,
     mode: Mode,
     max_output: usize,
     per_file_limit: Option<u64>,
@@ -176,8 +235,9 @@ struct FileSink<'a> {
 
 impl FileSink<'_> {
     fn line(&mut self, separator: u8, line_number: Option<u64>, bytes: &[u8], completes: u64) {
+        let display = self.display.bytes();
         let out = &mut self.result.out;
-        out.extend_from_slice(self.display);
+        out.extend_from_slice(display);
         out.push(separator);
         out.extend_from_slice(line_number.unwrap_or(0).to_string().as_bytes());
         out.push(separator);
@@ -200,7 +260,8 @@ impl Sink for FileSink<'_> {
                 self.line(b':', mat.line_number(), mat.bytes(), completes);
             }
             Mode::Files => {
-                self.result.out.extend_from_slice(self.display);
+                let display = self.display.bytes().to_vec();
+                self.result.out.extend_from_slice(&display);
                 self.result.out.push(b'\n');
                 self.result.marks.push((self.result.out.len(), 1));
                 return Ok(false);
@@ -284,9 +345,8 @@ pub fn unordered(root: &Path, shown: &str, matcher: &RegexMatcher, options: &Opt
                     if !accepted(&path, root, options) {
                         return ignore::WalkState::Continue;
                     }
-                    let display = display_path(&path, root, shown);
-                    let result =
-                        search_file(&mut searcher, matcher, &path, &display, options, stop);
+                    let display = Display::new(&path, root, shown);
+                    let result = search_file(&mut searcher, matcher, &path, display, options, stop);
                     if !result.out.is_empty() && tx.send((path, result)).is_err() {
                         return ignore::WalkState::Quit;
                     }
@@ -333,13 +393,13 @@ pub fn ordered(root: &Path, shown: &str, matcher: &RegexMatcher, options: &Optio
 
     let walker = {
         let root = root.to_path_buf();
-        let shown = shown.to_owned();
         let options = options.clone();
         let stop = Arc::clone(&stop);
-        std::thread::spawn(move || walk(&root, &shown, &options, &stop, &job_tx))
+        std::thread::spawn(move || walk(&root, &options, &stop, &job_tx))
     };
     let mut workers = Vec::new();
     for _ in 0..options.threads.max(1) {
+        let (root, shown) = (root.to_path_buf(), shown.to_owned());
         let job_rx = Arc::clone(&job_rx);
         let result_tx = result_tx.clone();
         let matcher = matcher.clone();
@@ -363,13 +423,20 @@ pub fn ordered(root: &Path, shown: &str, matcher: &RegexMatcher, options: &Optio
                 }
                 wait_for_room(&flow, seq, options.max_output, &stop);
                 let mut result = FileResult::default();
-                for (path, display) in batch {
+                let enough = options.limit.map_or(u64::MAX, |l| l.saturating_add(1));
+                for path in batch {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
+                    let display = Display::new(&path, &root, &shown);
                     let file =
-                        search_file(&mut searcher, &matcher, &path, &display, &options, &stop);
+                        search_file(&mut searcher, &matcher, &path, display, &options, &stop);
                     result.absorb(file);
+                    // Later files of the batch come later in the output: once
+                    // this batch alone holds more than the limit, they cannot show.
+                    if result.marks.last().is_some_and(|m| m.1 >= enough) {
+                        break;
+                    }
                 }
                 let _ = result_tx.send((seq, result));
             }
@@ -407,7 +474,6 @@ fn wait_for_room(flow: &(Mutex<Flow>, Condvar), seq: usize, cap: usize, stop: &A
 /// The walker: numbers every file to search, in sorted walk order.
 fn walk(
     root: &Path,
-    shown: &str,
     options: &Options,
     stop: &AtomicBool,
     jobs: &mpsc::SyncSender<(usize, Batch)>,
@@ -427,8 +493,7 @@ fn walk(
         if !accepted(&path, root, options) {
             continue;
         }
-        let display = display_path(&path, root, shown);
-        batch.push((path, display));
+        batch.push(path);
         if batch.len() == BATCH {
             let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
             if jobs.send((seq, full)).is_err() {
@@ -462,11 +527,11 @@ fn walk_builder(root: &Path, options: &Options) -> WalkBuilder {
 /// Whether the `glob` filter lets the file at `path` be searched. The root
 /// itself, when it is a file, always is.
 fn accepted(path: &Path, root: &Path, options: &Options) -> bool {
+    let Some(filter) = &options.filter else {
+        return true;
+    };
     let relative = path.strip_prefix(root).unwrap_or(path);
-    match &options.filter {
-        Some(filter) => relative.as_os_str().is_empty() || filter.accepts(relative),
-        None => true,
-    }
+    relative.as_os_str().is_empty() || filter.accepts(relative)
 }
 
 /// The path as shown: joined onto `shown` as the walker builds it, or
