@@ -179,11 +179,9 @@ pub fn run_measuring_rss(
         .arg("--")
         .arg(bin(tool));
     let out = run_with_input(cmd, input, deadline);
-    let rss = std::fs::read_to_string(rss_file.path())
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    // The report is "PEAK_RSS_KIB WALL_NS".
+    let report = std::fs::read_to_string(rss_file.path()).unwrap();
+    let rss = report.split_whitespace().next().unwrap().parse().unwrap();
     (out, rss)
 }
 
