@@ -9,5 +9,6 @@ mod file_edit;
 mod file_read;
 mod file_write;
 mod host;
+mod mail;
 mod protocol;
 mod search;

@@ -3,6 +3,7 @@
 //! stdout carries only each command's output (JSON for `tools` and `call`);
 //! warnings and errors go to stderr.
 
+mod mail;
 mod tools;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -100,6 +101,50 @@ pub enum Command {
         #[arg(long, value_name = "N", default_value_t = 16)]
         parallel: usize,
     },
+    /// Register and list the agents of a session.
+    Agent {
+        #[command(subcommand)]
+        command: AgentCommand,
+    },
+    /// Read and send mail as --agent (default: show the inbox).
+    Mail {
+        #[command(subcommand)]
+        command: Option<MailCommand>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// Register an agent id (e.g. 0/, 1/, 1/0) in the session.
+    Add {
+        /// 1 to 64 printable characters, no whitespace.
+        id: String,
+    },
+    /// List the session's agents.
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MailCommand {
+    /// Show the inbox (unread first, newest first); clears the notification flag.
+    Inbox,
+    /// Send mail to an agent.
+    Send {
+        /// Recipient agent id.
+        to: String,
+        /// Message body (several words are joined with spaces).
+        #[arg(required = true, num_args = 1..)]
+        body: Vec<String>,
+    },
+    /// Show one message and mark it read.
+    Read {
+        /// Message id.
+        id: i64,
+    },
+    /// Print the notification line a harness injects, once, when there is unread mail.
+    Notify,
+    /// Print "[mail:N]" for a status line (nothing when there is no unread mail).
+    Count,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -166,7 +211,12 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(tools::run(&cli)) {
+    let outcome = match &cli.command {
+        Command::Agent { command } => mail::agent(&cli, command),
+        Command::Mail { command } => mail::mail(&cli, command.as_ref()),
+        _ => runtime.block_on(tools::run(&cli)),
+    };
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("ikigai: {e:#}");

@@ -13,6 +13,7 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Tool { name } => show(cli, name).await,
         Command::Call { name, args } => call(cli, name, args.as_deref()).await,
         Command::Batch { parallel } => batch(cli, *parallel).await,
+        Command::Agent { .. } | Command::Mail { .. } => unreachable!("handled in main"),
     }
 }
 

@@ -24,6 +24,7 @@ pub const TOOLS: &[&str] = &[
     "file-edit",
     "glob",
     "grep",
+    "mail",
 ];
 
 const USAGE: &str = "\

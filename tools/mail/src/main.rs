@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    ikigai_protocol::runner::main(&ikigai_mail_tool::SPEC, ikigai_mail_tool::run)
+}
