@@ -838,10 +838,9 @@ fn corrupt_or_unwritable_database_gives_an_error_object() {
         Duration::from_secs(20),
     ));
     std::fs::set_permissions(m.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert_eq!(got["error_code"], "DATABASE_ERROR", "{got}");
-    assert!(
-        got["error"].as_str().unwrap().contains("mail database"),
-        "{got}"
+    assert_eq!(
+        got,
+        json!({"error": "Mail database error: attempt to write a readonly database", "error_code": "DATABASE_ERROR"})
     );
     // A directory where the database should be.
     let mut cmd = tool_command("mail", dir.path());

@@ -4,7 +4,7 @@
 use crate::{AgentCommand, Cli, MailCommand};
 use anyhow::{Context, Result, bail};
 use ikigai_mail::text::{preview, relative};
-use ikigai_mail::{DEFAULT_SESSION, InboxFilter, NewMessage, Store, location};
+use ikigai_mail::{DEFAULT_SESSION, InboxFilter, NewMessage, Store, StoreOptions, location};
 use std::process::ExitCode;
 
 fn open(cli: &Cli) -> Result<Store> {
@@ -17,7 +17,7 @@ fn open(cli: &Cli) -> Result<Store> {
         .as_deref()
         .filter(|s| !s.is_empty())
         .unwrap_or(DEFAULT_SESSION);
-    Ok(Store::open(&path, session)?)
+    Ok(Store::open_with(&path, session, StoreOptions::ONE_SHOT)?)
 }
 
 fn caller(cli: &Cli, store: &Store) -> Result<String> {

@@ -36,4 +36,6 @@ pub mod text;
 
 pub use error::MailError;
 pub use message::{InboxFilter, Message, MessageType, NewMessage, Priority};
-pub use store::{DEFAULT_SESSION, Inbox, MAX_BODY_BYTES, Sent, Store, validate_agent_id};
+pub use store::{
+    DEFAULT_SESSION, Inbox, MAX_BODY_BYTES, Sent, Store, StoreOptions, validate_agent_id,
+};

@@ -30,11 +30,12 @@ pub const MIGRATIONS: &[&str] = &[
         tags TEXT,
         needs_response INTEGER NOT NULL DEFAULT 0,
         in_reply_to INTEGER,
+        -- NULL for a message that starts a thread (its thread is its own id),
+        -- so a send is one insert and no update.
         thread_id INTEGER
     );
     -- Serves the inbox: one agent's live mail, unread first, newest first.
-    CREATE INDEX mail_inbox ON mail (session_id, to_agent_id, archived, read, timestamp DESC, id DESC);
-    CREATE INDEX mail_thread ON mail (thread_id);",
+    CREATE INDEX mail_inbox ON mail (session_id, to_agent_id, archived, read, timestamp DESC, id DESC);",
 ];
 
 pub fn migrate(conn: &mut Connection) -> Result<(), MailError> {

@@ -19,11 +19,98 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest agent id, in characters.
 const MAX_AGENT_ID: usize = 64;
 
+/// How a connection will be used, which decides how it moves the
+/// write-ahead log into the database (checkpoints).
+///
+/// A process that opens the store while no other connection is open must
+/// first rebuild the log's index by reading every frame of the log (WAL
+/// recovery), and recovery also forgets which frames were already
+/// checkpointed. So when each call is its own process, the log file itself
+/// must be kept short: [`StoreOptions::ONE_SHOT`] truncates it once it
+/// passes 256 KiB. A long-lived connection instead hands checkpoints to a
+/// background thread, so its writes never wait for the checkpoint's
+/// `fsync`s ([`StoreOptions::LONG_LIVED`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreOptions {
+    /// Truncate the log after a write once it is larger than this many
+    /// bytes; no automatic checkpoints.
+    TruncateAbove(u64),
+    /// Checkpoint from a background thread every this many commits; block
+    /// for a checkpoint only if the log still grows past 64 MiB.
+    BackgroundEvery(u32),
+}
+
+impl StoreOptions {
+    /// For a process that makes one call and exits (the mail tool, the CLI).
+    pub const ONE_SHOT: StoreOptions = StoreOptions::TruncateAbove(256 * 1024);
+    /// For a connection that stays open (a harness, a server).
+    pub const LONG_LIVED: StoreOptions = StoreOptions::BackgroundEvery(256);
+}
+
+/// Log size past which a long-lived writer checkpoints itself, waiting.
+const WAL_HARD_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// A second connection that runs checkpoints on its own thread when
+/// nudged, so the writer never waits for their `fsync`s. Stopped and
+/// joined when the store is dropped.
+#[derive(Debug)]
+struct Checkpointer {
+    nudge: Option<std::sync::mpsc::SyncSender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Checkpointer {
+    fn start(path: &Path) -> Option<Checkpointer> {
+        let conn = Connection::open(path).ok()?;
+        conn.busy_timeout(Duration::from_secs(5)).ok()?;
+        let (nudge, nudged) = std::sync::mpsc::sync_channel::<()>(1);
+        let thread = std::thread::Builder::new()
+            .name("ikigai-mail-checkpoint".into())
+            .spawn(move || {
+                while nudged.recv().is_ok() {
+                    let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                }
+            })
+            .ok()?;
+        Some(Checkpointer {
+            nudge: Some(nudge),
+            thread: Some(thread),
+        })
+    }
+
+    fn nudge(&self) {
+        if let Some(n) = &self.nudge {
+            // A full channel means a checkpoint is already due.
+            let _ = n.try_send(());
+        }
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        self.nudge.take();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions::LONG_LIVED
+    }
+}
+
 /// A connection to the mail store, scoped to one session.
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
     session: String,
+    /// The log file and how it is kept in check (see [`StoreOptions`]).
+    wal: std::path::PathBuf,
+    options: StoreOptions,
+    checkpointer: Option<Checkpointer>,
+    commits: std::cell::Cell<u32>,
 }
 
 /// What [`Store::send`] returns.
@@ -71,7 +158,7 @@ fn now() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
-const MESSAGE_COLUMNS: &str = "id, from_agent_id, to_agent_id, body, timestamp, read, archived, subject, type, priority, tags, needs_response, in_reply_to, thread_id";
+const MESSAGE_COLUMNS: &str = "id, from_agent_id, to_agent_id, body, timestamp, read, archived, subject, type, priority, tags, needs_response, in_reply_to, COALESCE(thread_id, id)";
 
 fn message_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
     let tags: Option<String> = row.get(10)?;
@@ -103,8 +190,18 @@ fn message_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Message> {
 
 impl Store {
     /// Opens (creating it and its directory when missing) the database at
-    /// `path`, brings its schema up to date, and scopes to `session`.
+    /// `path`, brings its schema up to date, and scopes to `session`, for a
+    /// long-lived connection.
     pub fn open(path: &Path, session: &str) -> Result<Store, MailError> {
+        Store::open_with(path, session, StoreOptions::default())
+    }
+
+    /// [`Store::open`] with explicit [`StoreOptions`].
+    pub fn open_with(
+        path: &Path,
+        session: &str,
+        options: StoreOptions,
+    ) -> Result<Store, MailError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| MailError::CreateDir {
                 path: dir.to_path_buf(),
@@ -121,6 +218,10 @@ impl Store {
             | OpenFlags::SQLITE_OPEN_URI;
         let mut conn = Connection::open_with_flags(path, flags).map_err(open_error)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_error)?;
+        // Small pages keep each commit's WAL frames small (a send changes a
+        // few rows in two B-trees); only takes effect on a new database.
+        conn.pragma_update(None, "page_size", 1024)
+            .map_err(open_error)?;
         // WAL is a property of the file: set it once, not on every open.
         let mode: String = conn
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
@@ -131,14 +232,75 @@ impl Store {
         }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(open_error)?;
+        // Checkpoint by log size, never on close: a tool process opens the
+        // store for one call, and a checkpoint on close (two fsyncs) would
+        // cost more than the call itself. See `StoreOptions` for the size.
+        // Checkpoints are ours to schedule (see `StoreOptions`).
+        conn.pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(open_error)?;
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .map_err(open_error)?;
         schema::migrate(&mut conn).map_err(|e| match e {
             MailError::Database(source) => open_error(source),
             other => other,
         })?;
+        let checkpointer = match options {
+            StoreOptions::BackgroundEvery(_) => Checkpointer::start(path),
+            StoreOptions::TruncateAbove(_) => None,
+        };
         Ok(Store {
             conn,
             session: session.to_owned(),
+            wal: std::path::PathBuf::from(wal),
+            options,
+            checkpointer,
+            commits: std::cell::Cell::new(0),
         })
+    }
+
+    /// After a write, keep the log in check (see [`StoreOptions`]).
+    fn after_write(&self) {
+        let wal_len = || std::fs::metadata(&self.wal).map_or(0, |m| m.len());
+        match self.options {
+            StoreOptions::TruncateAbove(limit) => {
+                if wal_len() > limit {
+                    // Never wait: if another connection is reading, the
+                    // next writer will try again.
+                    let _ = self.conn.busy_timeout(Duration::ZERO);
+                    let _ = self
+                        .conn
+                        .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                    let _ = self.conn.busy_timeout(BUSY_TIMEOUT);
+                }
+            }
+            StoreOptions::BackgroundEvery(every) => {
+                let n = self.commits.get().wrapping_add(1);
+                self.commits.set(n);
+                if !n.is_multiple_of(every.max(1)) {
+                    return;
+                }
+                match &self.checkpointer {
+                    Some(c) => c.nudge(),
+                    None => {
+                        let _ = self
+                            .conn
+                            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+                    }
+                }
+                // Under a sustained stream of writes the log never gets a
+                // quiet moment to restart; past the limit, restart it here.
+                if wal_len() > WAL_HARD_LIMIT {
+                    let _ = self
+                        .conn
+                        .query_row("PRAGMA wal_checkpoint(RESTART)", [], |_| Ok(()));
+                }
+            }
+        }
     }
 
     pub fn session(&self) -> &str {
@@ -194,14 +356,14 @@ impl Store {
             None => None,
             Some(parent) => {
                 // A reply must answer mail the sender can see.
-                let thread: Option<Option<i64>> = tx
+                let thread: Option<i64> = tx
                     .prepare_cached(
-                        "SELECT thread_id FROM mail WHERE id = ?1 AND session_id = ?2 AND (to_agent_id = ?3 OR from_agent_id = ?3)",
+                        "SELECT COALESCE(thread_id, id) FROM mail WHERE id = ?1 AND session_id = ?2 AND (to_agent_id = ?3 OR from_agent_id = ?3)",
                     )?
                     .query_row(params![parent, self.session, from], |r| r.get(0))
                     .optional()?;
                 match thread {
-                    Some(t) => Some(t.unwrap_or(parent)),
+                    Some(t) => Some(t),
                     None => return Err(MailError::MessageNotFound(parent)),
                 }
             }
@@ -230,16 +392,12 @@ impl Store {
             thread,
         ])?;
         let id = tx.last_insert_rowid();
-        let thread_id = match thread {
-            Some(t) => t,
-            None => {
-                tx.prepare_cached("UPDATE mail SET thread_id = ?1 WHERE id = ?1")?
-                    .execute(params![id])?;
-                id
-            }
-        };
         tx.commit()?;
-        Ok(Sent { id, thread_id })
+        self.after_write();
+        Ok(Sent {
+            id,
+            thread_id: thread.unwrap_or(id),
+        })
     }
 
     /// Lists an inbox (never changing read state) and clears the agent's
@@ -326,6 +484,7 @@ impl Store {
         )?
         .execute(params![self.session, agent])?;
         tx.commit()?;
+        self.after_write();
         Ok(message)
     }
 
@@ -344,6 +503,7 @@ impl Store {
         if changed == 0 {
             return Err(MailError::MessageNotFound(id));
         }
+        self.after_write();
         Ok(())
     }
 
@@ -417,6 +577,16 @@ impl Store {
 
     /// Preview length, for callers that document it.
     pub const PREVIEW_CHARS: usize = PREVIEW_CHARS;
+
+    /// Copies the write-ahead log into the database and empties it. Normal
+    /// use never needs this (writers checkpoint every 4 MB of log); after a
+    /// bulk load in one huge transaction it keeps readers from searching a
+    /// log as large as the data.
+    pub fn checkpoint(&self) -> Result<(), MailError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        Ok(())
+    }
 
     /// Runs `PRAGMA integrity_check`; `ok` when the file is sound.
     pub fn integrity_check(&self) -> Result<String, MailError> {

@@ -3,6 +3,7 @@
 //! printed and written to `target/bench/results.md` for docs/benchmarks.md.
 
 mod host;
+mod mail;
 mod report;
 mod search;
 mod tools;
@@ -19,6 +20,7 @@ pub const SUITES: &[(&str, &str)] = &[
     ("tools", "file-read, file-edit and bash (issue: foundation)"),
     ("host", "the host library and the ikigai CLI"),
     ("search", "glob and grep against find and ripgrep"),
+    ("mail", "the mail tool and store"),
 ];
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -44,6 +46,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "tools" => tools::run(&env, &mut report)?,
             "host" => host::run(&env, &mut report)?,
             "search" => search::run(&env, &mut report)?,
+            "mail" => mail::run(&env, &mut report)?,
             _ => unreachable!(),
         }
     }

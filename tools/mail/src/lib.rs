@@ -11,7 +11,7 @@
 use ikigai_mail::text::{iso8601, parse_iso8601, preview};
 use ikigai_mail::{
     DEFAULT_SESSION, InboxFilter, MailError, Message, MessageType, NewMessage, Priority, Store,
-    location,
+    StoreOptions, location,
 };
 use ikigai_protocol::runner::ToolSpec;
 use ikigai_protocol::{Args, ErrorCode, ToolContext, ToolError};
@@ -155,7 +155,7 @@ pub fn run(args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
     let path = location::database_path(|k| ctx.var(k)).map_err(mail_error)?;
-    let store = Store::open(&path, &session).map_err(mail_error)?;
+    let store = Store::open_with(&path, &session, StoreOptions::ONE_SHOT).map_err(mail_error)?;
     if !store.agent_exists(&caller).map_err(mail_error)? {
         return Err(ToolError::new(
             ErrorCode::AgentNotRegistered,
