@@ -41,7 +41,9 @@ impl Measured {
 /// without the wrapper's own start-up.
 pub fn run(cmd: Command, input: Option<&[u8]>, capture: bool) -> Result<Measured> {
     let report = tempfile_path()?;
-    let mut wrapper = Command::new(std::env::current_exe()?);
+    // /proc/self/exe, not current_exe(): the bench's own build may have
+    // replaced this binary on disk while it runs.
+    let mut wrapper = Command::new("/proc/self/exe");
     wrapper
         .arg("measure-rss")
         .arg("--out")
