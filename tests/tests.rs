@@ -10,5 +10,6 @@ mod file_read;
 mod file_write;
 mod host;
 mod mail;
+mod mcp;
 mod protocol;
 mod search;

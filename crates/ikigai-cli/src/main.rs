@@ -4,6 +4,7 @@
 //! warnings and errors go to stderr.
 
 mod mail;
+mod mcp;
 mod tools;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -111,6 +112,16 @@ pub enum Command {
         #[command(subcommand)]
         command: Option<MailCommand>,
     },
+    /// Serve every tool over the Model Context Protocol on stdin/stdout.
+    ///
+    /// Tool calls run through the host (same discovery, timeouts, crash and
+    /// output handling as `ikigai call`) as --agent in --session, on --db.
+    Mcp {
+        /// Spawn every tool, instead of running file_read, file_write,
+        /// file_edit and mail in-process.
+        #[arg(long)]
+        no_in_process: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -214,6 +225,7 @@ fn main() -> ExitCode {
     let outcome = match &cli.command {
         Command::Agent { command } => mail::agent(&cli, command),
         Command::Mail { command } => mail::mail(&cli, command.as_ref()),
+        Command::Mcp { no_in_process } => runtime.block_on(mcp::run(&cli, !*no_in_process)),
         _ => runtime.block_on(tools::run(&cli)),
     };
     match outcome {

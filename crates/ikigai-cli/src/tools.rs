@@ -13,7 +13,9 @@ pub async fn run(cli: &Cli) -> Result<ExitCode> {
         Command::Tool { name } => show(cli, name).await,
         Command::Call { name, args } => call(cli, name, args.as_deref()).await,
         Command::Batch { parallel } => batch(cli, *parallel).await,
-        Command::Agent { .. } | Command::Mail { .. } => unreachable!("handled in main"),
+        Command::Agent { .. } | Command::Mail { .. } | Command::Mcp { .. } => {
+            unreachable!("handled in main")
+        }
     }
 }
 
