@@ -4,6 +4,7 @@
 
 mod host;
 mod mail;
+mod mcp;
 mod report;
 mod search;
 mod tools;
@@ -21,6 +22,7 @@ pub const SUITES: &[(&str, &str)] = &[
     ("host", "the host library and the ikigai CLI"),
     ("search", "glob and grep against find and ripgrep"),
     ("mail", "the mail tool and store"),
+    ("mcp", "ikigai mcp against the MCP filesystem reference server"),
 ];
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -47,6 +49,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "host" => host::run(&env, &mut report)?,
             "search" => search::run(&env, &mut report)?,
             "mail" => mail::run(&env, &mut report)?,
+            "mcp" => mcp::run(&env, &mut report)?,
             _ => unreachable!(),
         }
     }
