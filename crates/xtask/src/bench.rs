@@ -22,7 +22,10 @@ pub const SUITES: &[(&str, &str)] = &[
     ("host", "the host library and the ikigai CLI"),
     ("search", "glob and grep against find and ripgrep"),
     ("mail", "the mail tool and store"),
-    ("mcp", "ikigai mcp against the MCP filesystem reference server"),
+    (
+        "mcp",
+        "ikigai mcp against the MCP filesystem reference server",
+    ),
 ];
 
 pub fn run(args: &[String]) -> Result<()> {

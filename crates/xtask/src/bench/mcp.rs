@@ -26,7 +26,12 @@ pub fn run(env: &Env, report: &mut Report) -> Result<()> {
     let file_arg = serde_json::json!({"file_path": file}).to_string();
     let ref_arg = serde_json::json!({"path": file}).to_string();
     let ours = |name: &str, extra: &[&str]| {
-        let mut group = vec![name.to_owned(), "file_read".to_owned(), file_arg.clone(), "env".to_owned()];
+        let mut group = vec![
+            name.to_owned(),
+            "file_read".to_owned(),
+            file_arg.clone(),
+            "env".to_owned(),
+        ];
         group.push(format!("IKIGAI_LIBEXEC_DIR={}", libexec.display()));
         group.push(ikigai.display().to_string());
         group.push("mcp".to_owned());
@@ -36,14 +41,27 @@ pub fn run(env: &Env, report: &mut Report) -> Result<()> {
     let mut args = vec!["1000".to_owned()];
     args.extend(ours("ours", &[]));
     args.push("--".into());
-    args.extend(vec!["reference".to_owned(), "read_text_file".to_owned(), ref_arg, "node".to_owned()]);
+    args.extend(vec![
+        "reference".to_owned(),
+        "read_text_file".to_owned(),
+        ref_arg,
+        "node".to_owned(),
+    ]);
     args.push(reference.display().to_string());
     args.push(dir.display().to_string());
     args.push("--".into());
     args.extend(ours("ours_spawned", &["--no-in-process"]));
     eprintln!("timing 1,000 tools/call per server (three servers, interleaved)");
-    let out = Command::new(&python).arg(&script).args(&args).output().context("running the MCP benchmark client")?;
-    ensure!(out.status.success(), "MCP benchmark client failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(&python)
+        .arg(&script)
+        .args(&args)
+        .output()
+        .context("running the MCP benchmark client")?;
+    ensure!(
+        out.status.success(),
+        "MCP benchmark client failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let results: serde_json::Value = serde_json::from_slice(&out.stdout)?;
     let median = |name: &str| results[name]["median_ms"].as_f64().unwrap_or(f64::NAN);
     let (o, r, s) = (median("ours"), median("reference"), median("ours_spawned"));
@@ -79,8 +97,14 @@ pub fn run(env: &Env, report: &mut Report) -> Result<()> {
     report.add(Row {
         suite: SUITE,
         name: "  p90: ours / reference".into(),
-        measured: format!("{:.3} ms", results["ours"]["p90_ms"].as_f64().unwrap_or(f64::NAN)),
-        baseline: format!("{:.3} ms", results["reference"]["p90_ms"].as_f64().unwrap_or(f64::NAN)),
+        measured: format!(
+            "{:.3} ms",
+            results["ours"]["p90_ms"].as_f64().unwrap_or(f64::NAN)
+        ),
+        baseline: format!(
+            "{:.3} ms",
+            results["reference"]["p90_ms"].as_f64().unwrap_or(f64::NAN)
+        ),
         ratio: None,
         target: "(information)".into(),
         pass: true,
@@ -97,7 +121,10 @@ fn sdk_python() -> Result<PathBuf> {
     let venv = crate::root().join("target/mcp-venv");
     let python = venv.join("bin/python");
     if !python.exists() {
-        let status = Command::new("python3").args(["-m", "venv"]).arg(&venv).status()?;
+        let status = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()?;
         ensure!(status.success(), "python3 -m venv failed");
     }
     let status = Command::new(venv.join("bin/pip"))
