@@ -111,9 +111,8 @@ fn invalid_input() {
 #[test]
 fn caller_must_be_set_and_registered() {
     let m = Mail::new();
-    let mut cmd = m.command("mail");
     let out = parse_tool_output(&run_with_input(
-        cmd_clone(&mut cmd),
+        m.command("mail"),
         br#"{"action": "inbox"}"#,
         Duration::from_secs(20),
     ));
@@ -129,21 +128,6 @@ fn caller_must_be_set_and_registered() {
         json!({"error": "Calling agent 7/ is not registered in session default", "error_code": "AGENT_NOT_REGISTERED",
                "detail": "register it with: ikigai agent add ID"})
     );
-}
-
-fn cmd_clone(cmd: &mut Command) -> Command {
-    let mut c = Command::new(cmd.get_program());
-    c.args(cmd.get_args());
-    if let Some(d) = cmd.get_current_dir() {
-        c.current_dir(d);
-    }
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => c.env(k, v),
-            None => c.env_remove(k),
-        };
-    }
-    c
 }
 
 // ------------------------------------------------------------------- inbox

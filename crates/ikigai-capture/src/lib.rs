@@ -90,19 +90,6 @@ impl HeadTail {
         self.total
     }
 
-    /// Whether bytes have been dropped.
-    pub fn is_truncated(&self) -> bool {
-        self.total > (self.head.len() + self.tail.len()) as u64
-    }
-
-    /// The kept bytes joined, without a marker (for callers that want the
-    /// raw bytes of an untruncated stream).
-    pub fn into_bytes(self) -> Vec<u8> {
-        let mut bytes = self.head;
-        bytes.extend(self.tail);
-        bytes
-    }
-
     /// Renders the capture as text (see the crate docs).
     pub fn render(&self) -> Rendered {
         let (head, tail) = (

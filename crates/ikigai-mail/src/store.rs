@@ -1,5 +1,4 @@
 use crate::schema;
-use crate::text::PREVIEW_CHARS;
 use crate::{InboxFilter, MailError, Message, MessageType, NewMessage, Priority};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
@@ -574,9 +573,6 @@ impl Store {
         }
         Ok(())
     }
-
-    /// Preview length, for callers that document it.
-    pub const PREVIEW_CHARS: usize = PREVIEW_CHARS;
 
     /// Copies the write-ahead log into the database and empties it. Normal
     /// use never needs this (writers checkpoint every 4 MB of log); after a
