@@ -821,11 +821,22 @@ fn corrupt_or_unwritable_database_gives_an_error_object() {
         br#"{"action": "send", "to": "0/", "body": "x"}"#,
         Duration::from_secs(20),
     ));
+    // Reading marks the message read: a write, refused the same way.
+    let mut cmd = unprivileged("mail", m.dir.path());
+    cmd.env("IKIGAI_DB", m.db())
+        .env("IKIGAI_AGENT_ID", "0/")
+        .env_remove("IKIGAI_SESSION_ID");
+    let read = parse_tool_output(&run_with_input(
+        cmd,
+        br#"{"action": "read", "id": 1}"#,
+        Duration::from_secs(20),
+    ));
     std::fs::set_permissions(m.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(
         got,
         json!({"error": "Mail database error: attempt to write a readonly database", "error_code": "DATABASE_ERROR"})
     );
+    assert_eq!(read, got);
     // A directory where the database should be.
     let mut cmd = tool_command("mail", dir.path());
     cmd.env("IKIGAI_DB", dir.path())

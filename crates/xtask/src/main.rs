@@ -62,10 +62,12 @@ fn run() -> Result<()> {
         "demo" => demo(),
         "install" => {
             let prefix = match rest {
-                [flag, dir] if flag == "--prefix" => PathBuf::from(dir),
-                [arg] if arg.starts_with("--prefix=") => PathBuf::from(&arg["--prefix=".len()..]),
+                [flag, dir] if flag == "--prefix" => dir.as_str(),
+                [arg] if arg.starts_with("--prefix=") => &arg["--prefix=".len()..],
                 _ => bail!("usage: cargo xtask install --prefix DIR"),
             };
+            // `just install PREFIX=/opt` passes the assignment through whole.
+            let prefix = PathBuf::from(prefix.strip_prefix("PREFIX=").unwrap_or(prefix));
             install(&prefix)
         }
         "bench" => bench::run(rest),
