@@ -257,3 +257,19 @@ fn endless_output_stays_bounded_in_memory() {
     assert!(text.contains(" bytes omitted ...]\n"));
     assert!(rss_kib < 32 * 1024, "peak RSS {rss_kib} KiB");
 }
+
+#[test]
+fn regression_claude_code_26373_commands_print_plain_text() {
+    // Even when the caller's terminal says colour, the command is told not to
+    // colour or page: escape codes flood a model's context.
+    let mut cmd = tool_command("bash", &root());
+    cmd.env("TERM", "xterm-256color")
+        .env("PAGER", "less")
+        .env_remove("NO_COLOR");
+    let got = parse_tool_output(&run_with_input(
+        cmd,
+        br#"{"command": "echo \"$NO_COLOR $CLICOLOR $TERM $PAGER $GIT_PAGER\""}"#,
+        Duration::from_secs(20),
+    ));
+    assert_eq!(got, json!({"output": "1 0 dumb cat cat", "exit_code": 0}));
+}

@@ -17,7 +17,10 @@
 //!   ([`ikigai_capture::HeadTail`], 1 MiB by default): beyond it the middle
 //!   is replaced by a marker line giving the bytes omitted and the result
 //!   carries `"truncated": true`. Memory stays bounded whatever the command
-//!   prints; invalid UTF-8 becomes U+FFFD.
+//!   prints; invalid UTF-8 becomes U+FFFD;
+//! - the command sees [`PLAIN_OUTPUT_ENV`] (`NO_COLOR`, `TERM=dumb`, pagers
+//!   set to `cat`), so programs that colour or page by default print plain
+//!   text: escape codes are noise in a model's context (Claude Code #26373).
 
 use ikigai_capture::HeadTail;
 use ikigai_protocol::runner::ToolSpec;
@@ -51,7 +54,8 @@ pub const SPEC: ToolSpec = ToolSpec {
             Returns {\"output\": TEXT, \"exit_code\": N} (127: not found, 128+N: killed by signal N).\n\
             One trailing newline is stripped. Output beyond IKIGAI_BASH_MAX_OUTPUT bytes\n\
             (default 1048576) keeps its head and tail around a marker line and adds\n\
-            \"truncated\": true. Background children (cmd &) are left running.\n",
+            \"truncated\": true. Background children (cmd &) are left running.\n\
+            The command runs with NO_COLOR=1 CLICOLOR=0 TERM=dumb PAGER=cat GIT_PAGER=cat.\n",
 };
 
 /// Default output cap in bytes (documented in docs/tools/bash.md).
@@ -67,6 +71,17 @@ pub const DRAIN: Duration = Duration::from_millis(100);
 pub const DRAIN_FLAG: &str = "--internal-drain-stdin";
 
 const EMPTY_COMMAND_EXIT: i64 = 127;
+
+/// Variables every command runs with, over the inherited environment and
+/// under the context's own variables (a host that sets `TERM` wins). No
+/// `FORCE_COLOR`: some programs (Python's rich) read any value as "force".
+pub const PLAIN_OUTPUT_ENV: [(&str, &str); 5] = [
+    ("NO_COLOR", "1"),
+    ("CLICOLOR", "0"),
+    ("TERM", "dumb"),
+    ("PAGER", "cat"),
+    ("GIT_PAGER", "cat"),
+];
 
 pub fn run(args: &Args, ctx: &ToolContext) -> Result<Value, ToolError> {
     let command = args.required_str("command")?;
@@ -127,7 +142,7 @@ fn execute(command: &str, ctx: &ToolContext, cap: usize) -> io::Result<Outcome> 
     if let Some(cwd) = ctx.cwd() {
         cmd.current_dir(cwd);
     }
-    cmd.envs(ctx.vars());
+    cmd.envs(PLAIN_OUTPUT_ENV).envs(ctx.vars());
     let mut child = cmd.spawn()?;
     // `cmd` holds our copies of the pipe's write end; EOF only comes once
     // they are closed.
