@@ -130,13 +130,8 @@ fn file_errors() {
     fs::write(&path, "abc").unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     let input = json!({"file_path": path, "old_string": "a", "new_string": "b"});
-    let out = run_with_input(
-        unprivileged("file-edit", dir.path()),
-        input.to_string().as_bytes(),
-        Duration::from_secs(20),
-    );
     assert_eq!(
-        parse_tool_output(&out),
+        call_unprivileged("file-edit", dir.path(), &input),
         json!({"error": format!("Permission denied: {}", path.display()), "error_code": "PERMISSION_DENIED"})
     );
 }

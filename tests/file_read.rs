@@ -101,13 +101,8 @@ fn permission_denied() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o000)).unwrap();
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let input = json!({"file_path": path});
-    let out = run_with_input(
-        unprivileged("file-read", dir.path()),
-        input.to_string().as_bytes(),
-        Duration::from_secs(20),
-    );
     assert_eq!(
-        parse_tool_output(&out),
+        call_unprivileged("file-read", dir.path(), &input),
         json!({"error": format!("Permission denied: {}", path.display()), "error_code": "PERMISSION_DENIED"})
     );
 }

@@ -105,13 +105,8 @@ fn permission_denied() {
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o555)).unwrap();
     let path = locked.join("new.txt");
     let input = json!({"file_path": path, "content": "x"});
-    let out = run_with_input(
-        unprivileged("file-write", dir.path()),
-        input.to_string().as_bytes(),
-        Duration::from_secs(20),
-    );
     assert_eq!(
-        parse_tool_output(&out),
+        call_unprivileged("file-write", dir.path(), &input),
         json!({"error": format!("Permission denied: {}", path.display()), "error_code": "PERMISSION_DENIED"})
     );
 }

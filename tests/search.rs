@@ -290,14 +290,7 @@ fn glob_unreadable_directories() {
     fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
     tree(dir.path(), &[("open/a.txt", ""), ("closed/b.txt", "")]);
     fs::set_permissions(dir.path().join("closed"), fs::Permissions::from_mode(0o000)).unwrap();
-    let run = |input: Value| {
-        let out = run_with_input(
-            unprivileged("glob", dir.path()),
-            input.to_string().as_bytes(),
-            Duration::from_secs(20),
-        );
-        parse_tool_output(&out)
-    };
+    let run = |input: Value| call_unprivileged("glob", dir.path(), &input);
     // Skipped inside the walk, as glob(3) does without GLOB_ERR.
     assert_eq!(run(json!({"pattern": "**/*.txt"})), found(&["open/a.txt"]));
     // The directory asked for is unreadable: the spec's READ_ERROR.
@@ -697,13 +690,8 @@ fn grep_skips_unreadable_files_and_directories() {
     )
     .unwrap();
     fs::set_permissions(dir.path().join("closed"), fs::Permissions::from_mode(0o000)).unwrap();
-    let out = run_with_input(
-        unprivileged("grep", dir.path()),
-        br#"{"pattern": "needle"}"#,
-        Duration::from_secs(20),
-    );
     assert_eq!(
-        parse_tool_output(&out),
+        call_unprivileged("grep", dir.path(), &json!({"pattern": "needle"})),
         json!({"output": "ok.txt:1: needle", "count": 1})
     );
 }

@@ -158,6 +158,16 @@ pub fn unprivileged(name: &str, dir: &Path) -> Command {
     cmd
 }
 
+/// Runs a tool in `dir` as [`unprivileged`] and returns its JSON.
+pub fn call_unprivileged(name: &str, dir: &Path, input: &Value) -> Value {
+    let out = run_with_input(
+        unprivileged(name, dir),
+        input.to_string().as_bytes(),
+        Duration::from_secs(20),
+    );
+    parse_tool_output(&out)
+}
+
 /// Runs a tool in `dir` with `input` on stdin through
 /// `xtask measure-rss`, returning its output and peak RSS in KiB.
 ///
