@@ -812,25 +812,16 @@ fn corrupt_or_unwritable_database_gives_an_error_object() {
             .unwrap();
     }
     std::fs::set_permissions(m.dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();
-    let mut cmd = unprivileged("mail", m.dir.path());
-    cmd.env("IKIGAI_DB", m.db())
-        .env("IKIGAI_AGENT_ID", "1/")
-        .env_remove("IKIGAI_SESSION_ID");
-    let got = parse_tool_output(&run_with_input(
-        cmd,
-        br#"{"action": "send", "to": "0/", "body": "x"}"#,
-        Duration::from_secs(20),
-    ));
+    let as_agent = |agent: &str, input: &[u8]| {
+        let mut cmd = unprivileged("mail", m.dir.path());
+        cmd.env("IKIGAI_DB", m.db())
+            .env("IKIGAI_AGENT_ID", agent)
+            .env_remove("IKIGAI_SESSION_ID");
+        parse_tool_output(&run_with_input(cmd, input, Duration::from_secs(20)))
+    };
+    let got = as_agent("1/", br#"{"action": "send", "to": "0/", "body": "x"}"#);
     // Reading marks the message read: a write, refused the same way.
-    let mut cmd = unprivileged("mail", m.dir.path());
-    cmd.env("IKIGAI_DB", m.db())
-        .env("IKIGAI_AGENT_ID", "0/")
-        .env_remove("IKIGAI_SESSION_ID");
-    let read = parse_tool_output(&run_with_input(
-        cmd,
-        br#"{"action": "read", "id": 1}"#,
-        Duration::from_secs(20),
-    ));
+    let read = as_agent("0/", br#"{"action": "read", "id": 1}"#);
     std::fs::set_permissions(m.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     assert_eq!(
         got,
