@@ -72,9 +72,11 @@ pub const DRAIN_FLAG: &str = "--internal-drain-stdin";
 
 const EMPTY_COMMAND_EXIT: i64 = 127;
 
-/// Variables every command runs with, over the inherited environment and
-/// under the context's own variables (a host that sets `TERM` wins). No
-/// `FORCE_COLOR`: some programs (Python's rich) read any value as "force".
+/// Variables every command runs with, over the inherited environment, so
+/// also over what a host passed in a call's `env` (the tool cannot tell the
+/// two apart). A command that wants colour asks for it itself
+/// (`TERM=xterm ls --color=always`). No `FORCE_COLOR`: some programs
+/// (Python's rich) read any value as "force".
 pub const PLAIN_OUTPUT_ENV: [(&str, &str); 5] = [
     ("NO_COLOR", "1"),
     ("CLICOLOR", "0"),
